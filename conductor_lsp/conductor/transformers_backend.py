@@ -1,0 +1,86 @@
+"""Conductor in-process on torch + transformers (CUDA if present, else CPU).
+
+Grammar-constrained decoding uses xgrammar: it compiles the EBNF once per
+configuration into a token mask, works as a plain transformers LogitsProcessor,
+and (unlike lm-format-enforcer at the time of writing) supports transformers 5.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..config import ConductorConfig
+from ..errors import BackendUnavailable, ConfigError
+from ..local_model import Generation, LocalModel
+from ..plan import Plan
+from ..plan_parse import parse_plan
+from ..prompt import build_prompt
+from ..protocols import WorkerInfo
+from ..task import Task
+from .grammar import plan_grammar
+
+
+class TransformersConductor:
+    name = "transformers"
+
+    def __init__(self, config: ConductorConfig) -> None:
+        if not config.model:
+            raise ConfigError("conductor.model must name a GGUF file or a model directory")
+        self.config = config
+        self._model: LocalModel | None = None
+        self._grammars: dict[tuple[int, int], Any] = {}
+        self._stop = threading.Event()
+        self.last: Generation | None = None
+
+    def load(self) -> LocalModel:
+        if self._model is None:
+            self._model = LocalModel.get(self.config.model, self.config.device)
+        return self._model
+
+    def _processor(self, model: LocalModel, n_workers: int, max_steps: int) -> list[Any]:
+        if not self.config.constrained:
+            return []
+        try:
+            import xgrammar as xgr
+        except ImportError as e:
+            raise BackendUnavailable(
+                "conductor.constrained needs xgrammar: pip install xgrammar "
+                "(or set conductor.constrained = false)"
+            ) from e
+        key = (n_workers, max_steps)
+        if key not in self._grammars:
+            vocab = max(model.model.config.vocab_size, len(model.tokenizer))
+            info = xgr.TokenizerInfo.from_huggingface(model.tokenizer, vocab_size=vocab)
+            compiler = xgr.GrammarCompiler(info)
+            self._grammars[key] = compiler.compile_grammar(plan_grammar(n_workers, max_steps))
+        return [xgr.contrib.hf.LogitsProcessor(self._grammars[key])]
+
+    def generate_text(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> str:
+        """Blocking: load, prompt, decode. Runs in a worker thread."""
+        model = self.load()
+        prompt = build_prompt(task, workers, max_steps)
+        ids, prefix_len = model.encode_chat(prompt.system, prompt.user)
+        self.last = model.generate(
+            ids,
+            prefix_len=prefix_len,
+            max_new_tokens=self.config.max_new_tokens,
+            temperature=self.config.temperature,
+            logits_processors=self._processor(model, len(workers), max_steps),
+            stop=self._stop,
+        )
+        return self.last.text
+
+    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
+        self._stop.clear()
+        try:
+            text = await asyncio.to_thread(self.generate_text, task, workers, max_steps)
+        except asyncio.CancelledError:
+            self._stop.set()
+            raise
+        return parse_plan(text, [w.name for w in workers], max_steps=max_steps, source=self.name)
+
+    async def aclose(self) -> None:
+        self._stop.set()

@@ -1,0 +1,229 @@
+"""Runs a plan on workers: concurrency by access list, budgets, cancel, trace.
+
+A step waits only for the steps it may see, so independent branches run at
+once; results are reported in step order and the last step's answer is the
+job's output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .budget import Meter
+from .errors import ConductorError
+from .events import EventSink, JobDone, PlanReady, StepFinished, StepStarted, ignore
+from .plan import Plan, Step
+from .protocols import Part, WorkerRequest, WorkerResponse
+from .task import Task
+from .trace import Trace
+from .usage import Tally, Usage
+from .workers import WorkerPool
+
+Outcome = Literal["done", "budget", "cancelled", "failed"]
+
+SYSTEM = (
+    "You are one worker in a team of coding models directed by a conductor. Do exactly your "
+    "subtask, using the task, the files and the earlier steps you are shown. When you change "
+    "code, write each change as a SEARCH/REPLACE block preceded by the file's path:\n"
+    "path/to/file.py\n<<<<<<< SEARCH\nexact existing lines\n=======\nnew lines\n>>>>>>> REPLACE\n"
+    "Keep SEARCH parts short and unique; never invent file contents you were not shown."
+)
+ROLE_HINT = {
+    "analysis": "Analyse; do not write the final code.",
+    "generation": "Produce the code change.",
+    "debugging": "Check the work so far against the task and tests; output the corrected change.",
+}
+
+
+@dataclass
+class StepResult:
+    index: int
+    step: Step
+    text: str = ""
+    usage: Usage = Usage()
+    cost: float = 0.0
+    elapsed: float = 0.0
+    error: str = ""
+    skipped: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and not self.skipped
+
+
+@dataclass
+class JobResult:
+    plan: Plan
+    steps: list[StepResult]
+    outcome: Outcome
+    reason: str = ""
+    seconds: float = 0.0
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    trace_path: str = ""
+
+    @property
+    def output(self) -> str:
+        last = self.steps[-1] if self.steps else None
+        return last.text if last is not None and last.ok else ""
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.tallies.values())
+
+
+def build_request(task: Task, plan: Plan, index: int, results: list[StepResult]) -> WorkerRequest:
+    """Stable content first (system, task), then visible history, then the subtask."""
+    step = plan.steps[index]
+    parts = [Part(task.render(), stable=True)]
+    for j in step.dependencies(index):
+        r = results[j]
+        prev = plan.steps[j]
+        parts.append(
+            Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
+        )
+    parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
+    return WorkerRequest(system=SYSTEM, parts=tuple(parts), role=step.role, subtask=step.subtask)
+
+
+class Engine:
+    def __init__(
+        self,
+        pool: WorkerPool,
+        meter: Meter,
+        *,
+        on_event: EventSink = ignore,
+        trace: Trace | None = None,
+    ) -> None:
+        self.pool = pool
+        self.meter = meter
+        self.on_event = on_event
+        self.trace = trace or Trace(None)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._cancel_reason = ""
+
+    def cancel(self, reason: str = "cancelled by user") -> None:
+        """Stop the running plan; ``run`` returns with outcome ``cancelled``."""
+        self._cancel_reason = reason
+        for t in self._tasks:
+            t.cancel()
+
+    async def run(self, plan: Plan, task: Task) -> JobResult:
+        started = time.monotonic()
+        self.on_event(PlanReady(plan))
+        self.trace.write("plan", plan=plan.to_json(), raw=plan.raw)
+        results = [StepResult(i, s) for i, s in enumerate(plan.steps)]
+        finished = [asyncio.Event() for _ in plan.steps]
+        tallies: dict[str, Tally] = {}
+        self._tasks = [
+            asyncio.create_task(self._run_step(plan, task, i, results, finished, tallies))
+            for i in range(len(plan.steps))
+        ]
+        outcome: Outcome = "done"
+        reason = ""
+        try:
+            async with asyncio.timeout(self.meter.seconds_left()):
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+        except TimeoutError:
+            outcome, reason = "budget", f"time budget spent ({self.meter.limits.max_seconds:g}s)"
+        except asyncio.CancelledError:
+            self.cancel("cancelled")
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            self._finish(plan, results, "cancelled", "cancelled", started, tallies)
+            raise
+        finally:
+            for t in self._tasks:
+                t.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._cancel_reason:
+            outcome, reason = "cancelled", self._cancel_reason
+        for r in results:
+            if not r.ok and not r.error and not r.skipped:
+                r.skipped = reason or "not run"
+        if outcome == "done":
+            outcome, reason = self._outcome(results)
+        return self._finish(plan, results, outcome, reason, started, tallies)
+
+    def _outcome(self, results: list[StepResult]) -> tuple[Outcome, str]:
+        errors = [r for r in results if r.error]
+        budget = [r for r in results if r.skipped.startswith(("call budget", "cost budget", "time"))]
+        if results and results[-1].ok:
+            return "done", ""
+        if budget:
+            return "budget", budget[0].skipped
+        if errors:
+            return "failed", f"step {errors[0].index} failed: {errors[0].error}"
+        return "failed", "the last step produced no answer"
+
+    def _finish(
+        self,
+        plan: Plan,
+        results: list[StepResult],
+        outcome: Outcome,
+        reason: str,
+        started: float,
+        tallies: dict[str, Tally],
+    ) -> JobResult:
+        result = JobResult(
+            plan=plan,
+            steps=results,
+            outcome=outcome,
+            reason=reason,
+            seconds=time.monotonic() - started,
+            tallies=tallies,
+            trace_path=str(self.trace.path or ""),
+        )
+        self.trace.write("done", outcome=outcome, reason=reason, cost=result.cost)
+        self.on_event(JobDone(result))
+        return result
+
+    async def _run_step(
+        self,
+        plan: Plan,
+        task: Task,
+        i: int,
+        results: list[StepResult],
+        finished: list[asyncio.Event],
+        tallies: dict[str, Tally],
+    ) -> None:
+        step, res = plan.steps[i], results[i]
+        try:
+            deps = step.dependencies(i)
+            for d in deps:
+                await finished[d].wait()
+            bad = [d for d in deps if not results[d].ok]
+            if bad:
+                res.skipped = f"step {bad[0]} did not finish"
+            else:
+                res.skipped = self.meter.reserve_call()
+            if res.skipped:
+                self._emit_finished(res)
+                return
+            request = build_request(task, plan, i, results)
+            self.on_event(StepStarted(i, step))
+            self.trace.write("request", step=i, worker=step.worker, system=request.system,
+                             parts=[p.text for p in request.parts])
+            t0 = time.monotonic()
+            try:
+                resp: WorkerResponse = await self.pool[step.worker].complete(request)
+            except ConductorError as e:
+                res.error, res.elapsed = str(e), time.monotonic() - t0
+                self.trace.write("error", step=i, worker=step.worker, error=str(e))
+            else:
+                res.text, res.usage, res.cost, res.elapsed = resp.text, resp.usage, resp.cost, resp.elapsed
+                self.meter.cost += resp.cost
+                tallies.setdefault(step.worker, Tally()).add(resp.usage, resp.cost)
+                self.trace.write("response", step=i, worker=step.worker, text=resp.text,
+                                 usage=resp.usage.__dict__, cost=resp.cost, elapsed=resp.elapsed,
+                                 attempts=resp.attempts)
+            self._emit_finished(res)
+        finally:
+            finished[i].set()
+
+    def _emit_finished(self, res: StepResult) -> None:
+        self.on_event(
+            StepFinished(res.index, res.step, res.usage, res.cost, res.elapsed, self.meter.cost,
+                         res.error, res.skipped)
+        )

@@ -1,0 +1,49 @@
+"""Progress events: the engine emits them; the CLI and the LSP server render them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .plan import Plan, Step
+from .usage import Usage
+
+if TYPE_CHECKING:
+    from .engine import JobResult
+
+
+@dataclass(frozen=True)
+class PlanReady:
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    index: int
+    step: Step
+
+
+@dataclass(frozen=True)
+class StepFinished:
+    index: int
+    step: Step
+    usage: Usage
+    cost: float
+    elapsed: float
+    total_cost: float
+    error: str = ""
+    skipped: str = ""
+
+
+@dataclass(frozen=True)
+class JobDone:
+    result: JobResult
+
+
+Event = PlanReady | StepStarted | StepFinished | JobDone
+EventSink = Callable[[Event], None]
+
+
+def ignore(event: Event) -> None:
+    """The default sink."""

@@ -1,0 +1,187 @@
+"""In-process models through torch + transformers, shared by conductor and workers.
+
+Loading is slow and memory-heavy, so each (path, device) is loaded once per
+process. The KV cache of a fixed prompt prefix (system prompt, worker list,
+few-shot examples) is computed once and reused by every later call.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import BackendUnavailable, ConfigError
+
+_SENTINEL = "\ue000USER\ue000"
+_LOCK = threading.Lock()
+_LOADED: dict[tuple[str, str], LocalModel] = {}
+#: transformers 5 renamed generate's ``past_key_values`` to ``cache``.
+_CACHE_KW = "cache"
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    seconds: float
+    first_token_seconds: float
+
+
+def split_model_path(model: str) -> tuple[Path, str | None]:
+    """(directory, gguf file name or None) for a GGUF file or a model directory."""
+    path = Path(model).expanduser()
+    if path.suffix.lower() == ".gguf":
+        if not path.is_file():
+            raise ConfigError(f"GGUF file {path} does not exist")
+        return path.parent, path.name
+    if not path.is_dir():
+        raise ConfigError(f"model {model!r} is neither a .gguf file nor a directory")
+    if not (path / "config.json").is_file():
+        ggufs = sorted(path.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return path, ggufs[0].name
+        raise ConfigError(f"model directory {path} has no config.json (and not exactly one .gguf)")
+    return path, None
+
+
+def pick_device(device: str) -> str:
+    import torch
+
+    if device != "auto":
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+class LocalModel:
+    """A loaded causal LM with its tokenizer, and prefix caches."""
+
+    def __init__(self, model: str, device: str = "auto") -> None:
+        try:
+            import torch
+            import transformers
+        except ImportError as e:
+            raise BackendUnavailable(
+                "local models need torch and transformers: pip install 'conductor-lsp[local]'"
+            ) from e
+        directory, gguf = split_model_path(model)
+        self.path = model
+        self.device = pick_device(device)
+        started = time.monotonic()
+        kw: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+        transformers.logging.set_verbosity_error()
+        transformers.logging.disable_progress_bar()
+        os.environ.setdefault("TQDM_DISABLE", "1")  # the GGUF loader's own progress bar
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **kw)
+        dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        self.model = transformers.AutoModelForCausalLM.from_pretrained(
+            str(directory), dtype=dtype, **kw
+        ).to(self.device)
+        self.model.eval()
+        self.load_seconds = time.monotonic() - started
+        self._prefixes: dict[tuple[int, ...], Any] = {}
+        self._gen_lock = threading.Lock()
+
+    @classmethod
+    def get(cls, model: str, device: str = "auto") -> LocalModel:
+        key = (str(Path(model).expanduser().resolve()), device)
+        with _LOCK:
+            if key not in _LOADED:
+                _LOADED[key] = cls(model, device)
+            return _LOADED[key]
+
+    def encode_chat(self, system: str, user: str) -> tuple[list[int], int]:
+        """Token ids for a chat, and how many of them depend on ``system`` alone."""
+        tok = self.tokenizer
+        if getattr(tok, "chat_template", None):
+            msgs = [{"role": "system", "content": system}, {"role": "user", "content": _SENTINEL}]
+            text = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+        else:
+            text = f"{system}\n\nUser:\n{_SENTINEL}\n\nAssistant:\n"
+        head, tail = str(text).split(_SENTINEL, 1)
+        head_ids = list(tok(head, add_special_tokens=False)["input_ids"])
+        rest_ids = list(tok(user + tail, add_special_tokens=False)["input_ids"])
+        return head_ids + rest_ids, len(head_ids)
+
+    def _prefix_cache(self, prefix: Sequence[int]) -> Any:
+        import torch
+
+        key = tuple(prefix)
+        if key not in self._prefixes:
+            ids = torch.tensor([list(prefix)], device=self.device)
+            with torch.no_grad():
+                out = self.model(input_ids=ids, use_cache=True)
+            self._prefixes[key] = out.past_key_values
+        return copy.deepcopy(self._prefixes[key])
+
+    def generate(
+        self,
+        ids: Sequence[int],
+        *,
+        prefix_len: int = 0,
+        max_new_tokens: int = 256,
+        temperature: float = 0.0,
+        logits_processors: Sequence[Any] = (),
+        stop: threading.Event | None = None,
+    ) -> Generation:
+        """Generate a continuation; blocking, so callers run it in a thread."""
+        import torch
+        import transformers
+
+        class _Stop(transformers.StoppingCriteria):
+            first: float = 0.0
+
+            def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
+                if not self.first:
+                    self.first = time.monotonic()
+                flag = bool(stop is not None and stop.is_set())
+                return torch.full((input_ids.shape[0],), flag, dtype=torch.bool)
+
+        with self._gen_lock:
+            started = time.monotonic()
+            input_ids = torch.tensor([list(ids)], device=self.device)
+            kw: dict[str, Any] = {}
+            cached = 0
+            if 0 < prefix_len < len(ids):
+                kw[_CACHE_KW] = self._prefix_cache(ids[:prefix_len])
+                cached = prefix_len
+            if temperature > 0:
+                kw.update(do_sample=True, temperature=temperature)
+            else:
+                kw.update(do_sample=False)
+            crit = _Stop()
+            pad = self.tokenizer.pad_token_id
+            if pad is None:
+                pad = self.tokenizer.eos_token_id
+            with torch.no_grad():
+                out = self.model.generate(
+                    input_ids=input_ids,
+                    attention_mask=torch.ones_like(input_ids),
+                    max_new_tokens=max_new_tokens,
+                    logits_processor=transformers.LogitsProcessorList(list(logits_processors)),
+                    stopping_criteria=transformers.StoppingCriteriaList([crit]),
+                    pad_token_id=pad,
+                    **kw,
+                )
+            new = out[0][len(ids) :].tolist()
+            text = self.tokenizer.decode(new, skip_special_tokens=True)
+            now = time.monotonic()
+            return Generation(
+                text=text,
+                input_tokens=len(ids),
+                output_tokens=len(new),
+                cached_tokens=cached,
+                seconds=now - started,
+                first_token_seconds=(crit.first or now) - started,
+            )

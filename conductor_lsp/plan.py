@@ -1,0 +1,112 @@
+"""Plans: what the conductor writes and the engine runs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .errors import PlanError
+
+Role = Literal["analysis", "generation", "debugging"]
+ROLES: tuple[Role, ...] = ("analysis", "generation", "debugging")
+
+#: ``"all"`` or the indices of earlier steps whose subtask and response a step sees.
+Access = Literal["all"] | tuple[int, ...]
+
+DEFAULT_MAX_STEPS = 5
+
+_DEBUG_WORDS = re.compile(
+    r"\b(debug\w*|test\w*|verif\w*|review\w*|check\w*|validat\w*|critique\w*)\b", re.I
+)
+_ANALYSIS_WORDS = re.compile(
+    r"\b(analy[sz]\w*|find\w*|identif\w*|investigat\w*|explain\w*|understand\w*|why|"
+    r"diagnos\w*|locate\w*|inspect\w*|plan\w*|outline\w*)\b",
+    re.I,
+)
+_GENERATION_WORDS = re.compile(
+    r"\b(writ\w*|implement\w*|generat\w*|creat\w*|fix\w*|rewrit\w*|add\w*|produc\w*)\b", re.I
+)
+
+
+def infer_role(subtask: str) -> Role:
+    """Guess a role from the subtask's wording, since the native format has none.
+
+    The first verb usually says what the step is for, so the earliest match wins.
+    """
+    best: tuple[int, Role] | None = None
+    for pattern, role in (
+        (_DEBUG_WORDS, "debugging"),
+        (_ANALYSIS_WORDS, "analysis"),
+        (_GENERATION_WORDS, "generation"),
+    ):
+        m = pattern.search(subtask)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), role)
+    return best[1] if best else "generation"
+
+
+@dataclass(frozen=True)
+class Step:
+    worker: str
+    subtask: str
+    access: Access = "all"
+    role: Role = "generation"
+
+    def sees(self, index: int, other: int) -> bool:
+        """Whether this step (at ``index``) may see step ``other``."""
+        if other >= index:
+            return False
+        return self.access == "all" or other in self.access
+
+    def dependencies(self, index: int) -> tuple[int, ...]:
+        return tuple(range(index)) if self.access == "all" else tuple(self.access)
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...]
+    #: Where the plan came from: a backend name, or ``static (fallback: why)``.
+    source: str = "static"
+    #: The conductor's raw text, kept for traces and the plan report.
+    raw: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "notes": list(self.notes),
+            "steps": [
+                {
+                    "index": i,
+                    "worker": s.worker,
+                    "role": s.role,
+                    "subtask": s.subtask,
+                    "access": s.access if s.access == "all" else list(s.access),
+                }
+                for i, s in enumerate(self.steps)
+            ],
+        }
+
+
+def validate_plan(steps: list[Step], workers: list[str], max_steps: int) -> None:
+    """Raise ``PlanError`` naming the first problem, so the fallback can say why."""
+    if not steps:
+        raise PlanError("the plan has no steps")
+    if len(steps) > max_steps:
+        raise PlanError(f"the plan has {len(steps)} steps; at most {max_steps} are allowed")
+    for i, step in enumerate(steps):
+        if step.worker not in workers:
+            raise PlanError(f"step {i} names unknown worker {step.worker!r}")
+        if not step.subtask.strip():
+            raise PlanError(f"step {i} has an empty subtask")
+        if step.role not in ROLES:
+            raise PlanError(f"step {i} has unknown role {step.role!r}")
+        if step.access != "all":
+            for j in step.access:
+                if j == i:
+                    raise PlanError(f"step {i} lists itself in its access list")
+                if j > i:
+                    raise PlanError(f"step {i} refers forward to step {j} in its access list")
+                if j < 0:
+                    raise PlanError(f"step {i} refers to negative step {j}")

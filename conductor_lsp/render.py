@@ -1,0 +1,71 @@
+"""Plans, costs and progress as rich tables or plain lines, for the CLI."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from .engine import JobResult
+from .events import Event, JobDone, PlanReady, StepFinished, StepStarted
+from .plan import Plan
+from .usage import Tally
+
+
+def access_text(access: object) -> str:
+    return "all" if access == "all" else ("none" if not access else ",".join(map(str, access)))  # type: ignore[call-overload]
+
+
+def plan_table(plan: Plan) -> Table:
+    table = Table(title=f"Plan ({plan.source})", show_lines=False)
+    for col in ("#", "worker", "role", "sees", "subtask"):
+        table.add_column(col, overflow="fold")
+    for i, s in enumerate(plan.steps):
+        table.add_row(str(i), s.worker, s.role, access_text(s.access), s.subtask)
+    return table
+
+
+def cost_table(tallies: dict[str, Tally]) -> Table:
+    table = Table(title="Cost")
+    for col in ("worker", "calls", "tokens in", "tokens out", "$"):
+        table.add_column(col, justify="right" if col != "worker" else "left")
+    total = Tally()
+    for name, t in tallies.items():
+        table.add_row(name, str(t.calls), str(t.usage.input_tokens), str(t.usage.output_tokens),
+                      f"{t.cost:.4f}")
+        total.calls += t.calls
+        total.usage = total.usage + t.usage
+        total.cost += t.cost
+    table.add_row("total", str(total.calls), str(total.usage.input_tokens),
+                  str(total.usage.output_tokens), f"{total.cost:.4f}", style="bold")
+    return table
+
+
+def describe_event(event: Event) -> str:
+    """One plain line per event (logs, non-terminal output, LSP progress)."""
+    if isinstance(event, PlanReady):
+        return f"plan ready: {len(event.plan.steps)} steps ({event.plan.source})"
+    if isinstance(event, StepStarted):
+        return f"step {event.index} started: {event.step.worker} ({event.step.role})"
+    if isinstance(event, StepFinished):
+        if event.skipped:
+            return f"step {event.index} skipped: {event.skipped}"
+        if event.error:
+            return f"step {event.index} failed: {event.error}"
+        return (
+            f"step {event.index} done: {event.step.worker} ({event.step.role}), "
+            f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens, "
+            f"${event.cost:.4f} (total ${event.total_cost:.4f}), {event.elapsed:.1f}s"
+        )
+    if isinstance(event, JobDone):
+        r = event.result
+        tail = f": {r.reason}" if r.reason else ""
+        return f"job {r.outcome}{tail} in {r.seconds:.1f}s, ${r.cost:.4f}"
+    return str(event)
+
+
+def print_result(console: Console, result: JobResult) -> None:
+    console.rule("output")
+    console.print(result.output or "(no output)", markup=False, highlight=False)
+    console.print(cost_table(result.tallies))
+    if result.trace_path:
+        console.print(f"trace: {result.trace_path}", markup=False)

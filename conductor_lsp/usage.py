@@ -1,0 +1,37 @@
+"""Token usage and cost, kept as data on every response."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+    def cost(self, price_in: float, price_out: float) -> float:
+        """Dollars, with prices per million tokens."""
+        return (self.input_tokens * price_in + self.output_tokens * price_out) / 1_000_000
+
+
+@dataclass
+class Tally:
+    """Per-worker totals for a job or a loop."""
+
+    calls: int = 0
+    usage: Usage = Usage()
+    cost: float = 0.0
+
+    def add(self, usage: Usage, cost: float) -> None:
+        self.calls += 1
+        self.usage = self.usage + usage
+        self.cost += cost
