@@ -8,6 +8,7 @@ command-line flags. Unknown keys and wrong types are errors naming the key.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import tomllib
 import typing
@@ -24,7 +25,7 @@ PROVIDERS = ("openai", "anthropic", "gemini", "openai-compatible", "local", "tes
 @dataclass
 class ConductorConfig:
     backend: str = "auto"
-    """static | transformers | mlx | openai | auto (a local model if one is found, else static)."""
+    """static, transformers, mlx, openai or auto (a local model if one is found, else static)."""
     model: str = ""
     """GGUF file or model directory (transformers, mlx); model name (openai)."""
     base_url: str = ""
@@ -36,11 +37,11 @@ class ConductorConfig:
     max_steps: int = 5
     """Most steps a plan may have."""
     device: str = "auto"
-    """auto | cpu | cuda | mps (transformers)."""
+    """auto, cpu, cuda or mps (transformers)."""
     constrained: bool = True
     """Constrain local decoding to the three-list grammar (needs xgrammar)."""
     max_new_tokens: int = 400
-    """Most tokens the conductor may write."""
+    """Most tokens the conductor may write (raised to the grammar's bound when constrained)."""
     temperature: float = 0.0
     """0 means greedy decoding."""
     timeout: float = 120.0
@@ -50,7 +51,7 @@ class ConductorConfig:
 @dataclass
 class WorkerConfig:
     provider: str = ""
-    """openai | anthropic | gemini | openai-compatible | local | tests."""
+    """openai, anthropic, gemini, openai-compatible, local or tests."""
     model: str = ""
     """Provider's model name, or a GGUF file / directory for local."""
     base_url: str = ""
@@ -78,14 +79,14 @@ class WorkerConfig:
     stream: bool = False
     """Stream the answer (SSE)."""
     device: str = "auto"
-    """auto | cpu | cuda | mps (local)."""
+    """auto, cpu, cuda or mps (local)."""
 
 
 @dataclass
 class TestConfig:
     __test__ = False  # not a pytest class
     command: str = ""
-    """Test command; default `python -m pytest -q` when the workspace looks like a pytest project."""
+    """Test command; default `python -m pytest -q` in a workspace that looks like a pytest one."""
     timeout: float = 300.0
     """Seconds before the whole test process group is killed."""
 
@@ -267,7 +268,7 @@ def _attribute_docs() -> dict[tuple[type, str], str]:
     for cls in [*_SECTIONS.values(), WorkerConfig]:
         tree = ast.parse(inspect.getsource(cls))
         body = tree.body[0].body  # type: ignore[attr-defined]
-        for a, b in zip(body, body[1:], strict=False):
+        for a, b in itertools.pairwise(body):
             if (
                 isinstance(a, ast.AnnAssign)
                 and isinstance(a.target, ast.Name)
@@ -280,8 +281,8 @@ def _attribute_docs() -> dict[tuple[type, str], str]:
 
 __all__ = [
     "BudgetConfig",
-    "Config",
     "ConductorConfig",
+    "Config",
     "TestConfig",
     "TraceConfig",
     "WorkerConfig",

@@ -17,7 +17,13 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 #: provider -> (key variables, default model, description, price_in, price_out)
 PROVIDER_DEFAULTS: dict[str, tuple[tuple[str, ...], str, str, float, float]] = {
-    "openai": (("OPENAI_API_KEY",), "gpt-5-mini", "OpenAI GPT-5 mini: fast, strong coder", 0.25, 2.0),
+    "openai": (
+        ("OPENAI_API_KEY",),
+        "gpt-5-mini",
+        "OpenAI GPT-5 mini: fast, strong coder",
+        0.25,
+        2.0,
+    ),
     "anthropic": (
         ("ANTHROPIC_API_KEY",),
         "claude-sonnet-4-5",

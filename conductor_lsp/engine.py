@@ -48,10 +48,11 @@ class StepResult:
     elapsed: float = 0.0
     error: str = ""
     skipped: str = ""
+    answered: bool = False
 
     @property
     def ok(self) -> bool:
-        return not self.error and not self.skipped
+        return self.answered and not self.error and not self.skipped
 
 
 @dataclass
@@ -140,7 +141,7 @@ class Engine:
         if self._cancel_reason:
             outcome, reason = "cancelled", self._cancel_reason
         for r in results:
-            if not r.ok and not r.error and not r.skipped:
+            if not r.answered and not r.error and not r.skipped:
                 r.skipped = reason or "not run"
         if outcome == "done":
             outcome, reason = self._outcome(results)
@@ -148,7 +149,9 @@ class Engine:
 
     def _outcome(self, results: list[StepResult]) -> tuple[Outcome, str]:
         errors = [r for r in results if r.error]
-        budget = [r for r in results if r.skipped.startswith(("call budget", "cost budget", "time"))]
+        budget = [
+            r for r in results if r.skipped.startswith(("call budget", "cost budget", "time"))
+        ]
         if results and results[-1].ok:
             return "done", ""
         if budget:
@@ -203,8 +206,13 @@ class Engine:
                 return
             request = build_request(task, plan, i, results)
             self.on_event(StepStarted(i, step))
-            self.trace.write("request", step=i, worker=step.worker, system=request.system,
-                             parts=[p.text for p in request.parts])
+            self.trace.write(
+                "request",
+                step=i,
+                worker=step.worker,
+                system=request.system,
+                parts=[p.text for p in request.parts],
+            )
             t0 = time.monotonic()
             try:
                 resp: WorkerResponse = await self.pool[step.worker].complete(request)
@@ -212,18 +220,39 @@ class Engine:
                 res.error, res.elapsed = str(e), time.monotonic() - t0
                 self.trace.write("error", step=i, worker=step.worker, error=str(e))
             else:
-                res.text, res.usage, res.cost, res.elapsed = resp.text, resp.usage, resp.cost, resp.elapsed
+                res.text, res.usage, res.cost, res.elapsed = (
+                    resp.text,
+                    resp.usage,
+                    resp.cost,
+                    resp.elapsed,
+                )
+                res.answered = True
                 self.meter.cost += resp.cost
                 tallies.setdefault(step.worker, Tally()).add(resp.usage, resp.cost)
-                self.trace.write("response", step=i, worker=step.worker, text=resp.text,
-                                 usage=resp.usage.__dict__, cost=resp.cost, elapsed=resp.elapsed,
-                                 attempts=resp.attempts)
+                self.trace.write(
+                    "response",
+                    step=i,
+                    worker=step.worker,
+                    text=resp.text,
+                    usage=resp.usage.__dict__,
+                    cost=resp.cost,
+                    elapsed=resp.elapsed,
+                    attempts=resp.attempts,
+                )
             self._emit_finished(res)
         finally:
             finished[i].set()
 
     def _emit_finished(self, res: StepResult) -> None:
         self.on_event(
-            StepFinished(res.index, res.step, res.usage, res.cost, res.elapsed, self.meter.cost,
-                         res.error, res.skipped)
+            StepFinished(
+                res.index,
+                res.step,
+                res.usage,
+                res.cost,
+                res.elapsed,
+                self.meter.cost,
+                res.error,
+                res.skipped,
+            )
         )

@@ -85,9 +85,10 @@ class LocalModel:
         os.environ.setdefault("TQDM_DISABLE", "1")  # the GGUF loader's own progress bar
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **kw)
         dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
-        self.model = transformers.AutoModelForCausalLM.from_pretrained(
+        loaded: Any = transformers.AutoModelForCausalLM.from_pretrained(
             str(directory), dtype=dtype, **kw
-        ).to(self.device)
+        )
+        self.model = loaded.to(self.device)
         self.model.eval()
         self.load_seconds = time.monotonic() - started
         self._prefixes: dict[tuple[int, ...], Any] = {}
@@ -178,7 +179,7 @@ class LocalModel:
             text = self.tokenizer.decode(new, skip_special_tokens=True)
             now = time.monotonic()
             return Generation(
-                text=text,
+                text=str(text),
                 input_tokens=len(ids),
                 output_tokens=len(new),
                 cached_tokens=cached,

@@ -35,11 +35,12 @@ def infer_role(subtask: str) -> Role:
     The first verb usually says what the step is for, so the earliest match wins.
     """
     best: tuple[int, Role] | None = None
-    for pattern, role in (
+    candidates: tuple[tuple[re.Pattern[str], Role], ...] = (
         (_DEBUG_WORDS, "debugging"),
         (_ANALYSIS_WORDS, "analysis"),
         (_GENERATION_WORDS, "generation"),
-    ):
+    )
+    for pattern, role in candidates:
         m = pattern.search(subtask)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), role)

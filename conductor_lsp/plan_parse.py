@@ -91,7 +91,10 @@ def _find_lists(text: str) -> dict[str, object] | None:
         if not matches:
             continue
         m = matches[-1]
-        value, _ = _literal_at(text, m.end() - 1)
+        value, end = _literal_at(text, m.end() - 1)
+        follow = text[end : end + 40].lstrip(" \t")
+        if follow[:1] in ("*", "+", "[", "(", ".", "-", "/", "%"):
+            raise PlanError(f"{name} is an expression, not a plain list literal: {follow[:20]!r}")
         found[name] = value
     if not found:
         return None
@@ -120,9 +123,7 @@ def _worker_name(value: object, workers: Sequence[str], where: str) -> str:
     if isinstance(value, int):
         if 0 <= value < len(workers):
             return workers[value]
-        raise PlanError(
-            f"{where}: unknown worker id {value} (known ids are 0..{len(workers) - 1})"
-        )
+        raise PlanError(f"{where}: unknown worker id {value} (known ids are 0..{len(workers) - 1})")
     if isinstance(value, str):
         if value in workers:
             return value

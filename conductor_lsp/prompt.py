@@ -32,7 +32,9 @@ def _template() -> str:
 def describe_workers(workers: Sequence[WorkerInfo]) -> str:
     lines = []
     for i, w in enumerate(workers):
-        price = "free" if w.price_in == 0 and w.price_out == 0 else f"${w.price_in:g}/${w.price_out:g}"
+        price = (
+            "free" if w.price_in == 0 and w.price_out == 0 else f"${w.price_in:g}/${w.price_out:g}"
+        )
         desc = w.description or f"{w.provider} model"
         lines.append(f"{i}: {w.name}, {desc}, {price}")
     return "\n".join(lines)

@@ -30,13 +30,24 @@ def cost_table(tallies: dict[str, Tally]) -> Table:
         table.add_column(col, justify="right" if col != "worker" else "left")
     total = Tally()
     for name, t in tallies.items():
-        table.add_row(name, str(t.calls), str(t.usage.input_tokens), str(t.usage.output_tokens),
-                      f"{t.cost:.4f}")
+        table.add_row(
+            name,
+            str(t.calls),
+            str(t.usage.input_tokens),
+            str(t.usage.output_tokens),
+            f"{t.cost:.4f}",
+        )
         total.calls += t.calls
         total.usage = total.usage + t.usage
         total.cost += t.cost
-    table.add_row("total", str(total.calls), str(total.usage.input_tokens),
-                  str(total.usage.output_tokens), f"{total.cost:.4f}", style="bold")
+    table.add_row(
+        "total",
+        str(total.calls),
+        str(total.usage.input_tokens),
+        str(total.usage.output_tokens),
+        f"{total.cost:.4f}",
+        style="bold",
+    )
     return table
 
 

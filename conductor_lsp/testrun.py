@@ -44,7 +44,9 @@ def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:
     return f"{text[:head]}\n... [{cut} characters cut] ...\n{text[-tail:]}"
 
 
-async def run_tests(command: str, cwd: Path, timeout: float, extra_env: dict[str, str] | None = None) -> TestRun:
+async def run_tests(
+    command: str, cwd: Path, timeout: float, extra_env: dict[str, str] | None = None
+) -> TestRun:
     """Run ``command`` (a shell-like string) and kill its whole group on timeout."""
     started = time.monotonic()
     env = {**os.environ, **(extra_env or {})}

@@ -19,7 +19,9 @@ def redact(value: Any, secrets: Iterable[Secret | None]) -> Any:
     secrets = list(secrets)
     if isinstance(value, dict):
         return {
-            k: REDACTED if _SECRET_FIELDS.search(str(k)) and isinstance(v, str) else redact(v, secrets)
+            k: REDACTED
+            if _SECRET_FIELDS.search(str(k)) and isinstance(v, str)
+            else redact(v, secrets)
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

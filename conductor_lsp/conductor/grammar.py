@@ -2,9 +2,15 @@
 
 Written out per plan length so the lists always have equal length, with worker
 ids and access indices limited to what exists; the parser still validates.
+
+Subtasks are printable ASCII without quotes or backslashes, so every token
+covers at least one character and ``worst_case_tokens`` bounds the output:
+decoding with that many new tokens always finishes the grammar.
 """
 
 from __future__ import annotations
+
+SUBTASK_MAX_CHARS = 160
 
 
 def _alt(options: list[str]) -> str:
@@ -14,7 +20,7 @@ def _alt(options: list[str]) -> str:
 def plan_grammar(n_workers: int, max_steps: int) -> str:
     ids = _alt([str(i) for i in range(n_workers)])
     rules = [
-        'sub ::= "\\"" [^"\\\\\\n]{8,160} "\\""',
+        'sub ::= "\\"" [ !#-\\[\\]-~]{8,' + str(SUBTASK_MAX_CHARS) + '} "\\""',
         f"id ::= {ids}",
         'acc0 ::= "\\"all\\"" | "[]"',
     ]
@@ -32,3 +38,9 @@ def plan_grammar(n_workers: int, max_steps: int) -> str:
         )
         plans.append(f"plan{n}")
     return "root ::= " + " | ".join(plans) + "\n" + "\n".join(rules) + "\n"
+
+
+def worst_case_tokens(max_steps: int) -> int:
+    """An upper bound on the tokens of any string the grammar accepts."""
+    per_step = 3 + (SUBTASK_MAX_CHARS + 4) + 3 * max_steps + 4
+    return 48 + max_steps * per_step

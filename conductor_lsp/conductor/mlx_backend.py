@@ -70,7 +70,9 @@ class MLXConductor:
 
             kw["sampler"] = make_sampler(temp=self.config.temperature)
         return str(
-            mlx_lm.generate(model, tokenizer, prompt=text, max_tokens=self.config.max_new_tokens, **kw)
+            mlx_lm.generate(
+                model, tokenizer, prompt=text, max_tokens=self.config.max_new_tokens, **kw
+            )
         )
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:

@@ -39,7 +39,9 @@ class OpenAIConductor:
         resp = await self._http.complete(
             WorkerRequest(system=prompt.system, parts=(Part(prompt.user),))
         )
-        return parse_plan(resp.text, [w.name for w in workers], max_steps=max_steps, source=self.name)
+        return parse_plan(
+            resp.text, [w.name for w in workers], max_steps=max_steps, source=self.name
+        )
 
     async def aclose(self) -> None:
         await self._http.aclose()

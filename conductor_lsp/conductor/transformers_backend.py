@@ -20,7 +20,7 @@ from ..plan_parse import parse_plan
 from ..prompt import build_prompt
 from ..protocols import WorkerInfo
 from ..task import Task
-from .grammar import plan_grammar
+from .grammar import plan_grammar, worst_case_tokens
 
 
 class TransformersConductor:
@@ -63,12 +63,16 @@ class TransformersConductor:
         model = self.load()
         prompt = build_prompt(task, workers, max_steps)
         ids, prefix_len = model.encode_chat(prompt.system, prompt.user)
+        processors = self._processor(model, len(workers), max_steps)
+        budget = self.config.max_new_tokens
+        if processors:  # never cut a constrained plan short
+            budget = max(budget, worst_case_tokens(max_steps))
         self.last = model.generate(
             ids,
             prefix_len=prefix_len,
-            max_new_tokens=self.config.max_new_tokens,
+            max_new_tokens=budget,
             temperature=self.config.temperature,
-            logits_processors=self._processor(model, len(workers), max_steps),
+            logits_processors=processors,
             stop=self._stop,
         )
         return self.last.text

@@ -55,7 +55,9 @@ class WorkerPool:
 
     def infos(self) -> list[WorkerInfo]:
         return [
-            WorkerInfo(n, w.config.description, w.config.price_in, w.config.price_out, w.config.provider)
+            WorkerInfo(
+                n, w.config.description, w.config.price_in, w.config.price_out, w.config.provider
+            )
             for n, w in self.workers.items()
         ]
 

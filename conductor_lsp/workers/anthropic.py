@@ -74,4 +74,6 @@ def _usage(u: Any) -> Usage:
         return Usage()
     cached = int(u.get("cache_read_input_tokens") or 0)
     created = int(u.get("cache_creation_input_tokens") or 0)
-    return Usage(int(u.get("input_tokens", 0)) + cached + created, int(u.get("output_tokens", 0)), cached)
+    return Usage(
+        int(u.get("input_tokens", 0)) + cached + created, int(u.get("output_tokens", 0)), cached
+    )

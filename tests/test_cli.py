@@ -1,0 +1,151 @@
+"""The CLI in real subprocesses, against the loopback stand-in."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import standin_workers
+from standin import Seen, StandIn
+
+
+def toml_value(v: object) -> str:
+    return json.dumps(v)
+
+
+def write_config(root: Path, url: str, backend: str = "static", extra: str = "") -> Path:
+    lines = [f"[conductor]\nbackend = {toml_value(backend)}\n{extra}"]
+    for name, spec in standin_workers(url).items():
+        lines.append(f"[workers.{name}]")
+        lines += [f"{k} = {toml_value(v)}" for k, v in spec.items()]
+    path = root / "conductor.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "conductor_lsp.cli", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_plan_static_json(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> None:
+    write_config(tmp_path, standin.url)
+    out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["source"] == "static"
+    assert [s["role"] for s in plan["steps"]] == ["analysis", "generation", "debugging"]
+    assert plan["steps"][0]["worker"] == "gpt"
+    assert plan["steps"][1]["worker"] == "claude"  # the priciest worker writes the code
+    assert not standin.seen  # planning statically calls no worker
+
+
+def test_plan_table(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> None:
+    write_config(tmp_path, standin.url)
+    out = cli("plan", "Fix add()", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Plan (static)" in out.stdout and "analysis" in out.stdout and "claude" in out.stdout
+
+
+def test_run_prints_output_and_cost(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    standin.responder = lambda s: f"answer from {s.body.get('model', 'gemini')}"
+    write_config(tmp_path, standin.url)
+    out = cli("run", "Fix add()", "--file", "calc.py", cwd=tmp_path, env=keys)
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert "step 0 done: gpt (analysis)" in out.stdout
+    assert "answer from claude-sonnet-4-5" in out.stdout  # the final step's output
+    assert "total" in out.stdout and "Cost" in out.stdout
+    assert len(standin.seen) == 3
+    assert all("return a - b" in s.prompt() for s in standin.seen)
+    for key in keys.values():
+        assert key not in out.stdout + out.stderr
+
+
+def test_run_with_conductor_endpoint(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    plan_text = (
+        'model_id = [2, 0]\nsubtasks = ["Find the bug", "Write the fix"]\naccess_list = [[], "all"]'
+    )
+
+    def respond(seen: Seen) -> str:
+        return plan_text if seen.body.get("model") == "conductor-7b" else "worker says hi"
+
+    standin.responder = respond
+    extra = f'model = "conductor-7b"\nbase_url = "{standin.url}/v1"\n'
+    write_config(tmp_path, standin.url, backend="openai", extra=extra)
+    out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["source"] == "openai"
+    assert [s["worker"] for s in plan["steps"]] == ["gem", "gpt"]
+    conductor_prompt = standin.seen[0].prompt()
+    assert "0: gpt, stand-in OpenAI, $1/$2" in conductor_prompt
+    assert "Fix add()" in conductor_prompt
+
+
+def test_bad_conductor_output_falls_back_and_says_why(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    standin.responder = lambda s: "model_id = [9]\nsubtasks = ['x']\naccess_list = [[]]"
+    extra = f'model = "conductor-7b"\nbase_url = "{standin.url}/v1"\n'
+    write_config(tmp_path, standin.url, backend="openai", extra=extra)
+    out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
+    assert out.returncode == 0
+    plan = json.loads(out.stdout)
+    assert plan["source"].startswith("static (fallback: openai: step 0: unknown worker id 9")
+
+
+def test_config_error_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "conductor.toml").write_text("[conductor]\nmax_step = 3\n")
+    out = cli("plan", "x", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "unknown key conductor.max_step" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_doctor_reports_without_leaking_keys(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    write_config(tmp_path, standin.url)
+    out = cli("doctor", cwd=tmp_path, env={**keys, "TEST_GEMINI_KEY": ""})
+    assert out.returncode == 0, out.stderr
+    assert "worker gpt" in out.stdout and "key in TEST_OPENAI_KEY" in out.stdout
+    assert "no key: set TEST_GEMINI_KEY" in out.stdout
+    assert "backend static" in out.stdout
+    for key in keys.values():
+        assert key not in out.stdout
+
+
+@pytest.mark.slow
+def test_plan_with_real_smollm2_on_cpu(tmp_path: Path, smollm2: Path) -> None:
+    """The embedded default: no config, no keys; transformers conductor on the GGUF."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    out = subprocess.run(
+        [sys.executable, "-m", "conductor_lsp.cli", "plan", "Fix the bug in add()", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    # Constrained decoding makes even a 135M model's output a valid plan.
+    assert plan["source"] == "transformers", plan
+    assert 1 <= len(plan["steps"]) <= 5
+    assert all(s["worker"] == "local" for s in plan["steps"])

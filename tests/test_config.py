@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conductor_lsp.config import describe_keys, load_config
+from conductor_lsp.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_conductor_toml_sections(tmp_path: Path) -> None:
+    write(
+        tmp_path / "conductor.toml",
+        """
+[conductor]
+backend = "static"
+max_steps = 3
+[workers.fast]
+provider = "openai-compatible"
+model = "qwen"
+base_url = "http://127.0.0.1:1/v1"
+price_in = 1
+[workers.strong]
+provider = "anthropic"
+model = "claude-sonnet-4-5"
+[test]
+command = "python -m pytest -x"
+timeout = 60
+[budget]
+max_calls = 7
+max_cost = 0.5
+""",
+    )
+    cfg = load_config(tmp_path, env={})
+    assert cfg.conductor.max_steps == 3
+    assert list(cfg.workers)[:2] == ["fast", "strong"]  # config order = conductor ids
+    assert cfg.workers["fast"].price_in == 1.0
+    assert cfg.test.command == "python -m pytest -x"
+    assert cfg.workers["tests"].provider == "tests"  # the test tool joins the pool
+    assert cfg.budget.max_calls == 7 and cfg.budget.max_cost == 0.5
+
+
+def test_pyproject_section_then_conductor_toml_then_overrides(tmp_path: Path) -> None:
+    write(
+        tmp_path / "pyproject.toml",
+        """
+[tool.conductor-lsp.conductor]
+backend = "static"
+max_steps = 2
+[tool.conductor-lsp.budget]
+max_calls = 9
+""",
+    )
+    cfg = load_config(tmp_path, env={})
+    assert cfg.conductor.max_steps == 2 and cfg.budget.max_calls == 9
+    write(tmp_path / "conductor.toml", "[budget]\nmax_calls = 4\n")
+    cfg = load_config(tmp_path, overrides={"budget": {"max_cost": 0.1}}, env={})
+    assert cfg.conductor.max_steps == 2  # from pyproject
+    assert cfg.budget.max_calls == 4  # conductor.toml wins over pyproject
+    assert cfg.budget.max_cost == 0.1  # overrides win over files
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[conductor]\nbakend = 'static'\n", "unknown key conductor.bakend"),
+        ("[conductor]\nmax_steps = 'five'\n", "conductor.max_steps must be int, got str"),
+        ("[conductor]\nconstrained = 1\n", "conductor.constrained must be bool"),
+        ("[budget]\nmax_cost = true\n", "budget.max_cost must be float"),
+        ("[workers.x]\nprovider = 'openai'\nmodle = 'gpt'\n", "unknown key workers.x.modle"),
+        ("[workers.x]\nprovider = 'opneai'\nmodel = 'gpt'\n", "workers.x.provider must be one of"),
+        ("[workers.x]\nprovider = 'openai'\n", "workers.x.model is required"),
+        ("[worker.x]\nprovider = 'openai'\n", "unknown key 'worker'"),
+        ("[conductor]\nbackend = 'gpt'\n", "conductor.backend must be one of"),
+        ("workers = 3\n", "workers must be a table"),
+        ("[conductor\n", "invalid TOML"),
+    ],
+)
+def test_bad_config_names_the_key(tmp_path: Path, toml: str, message: str) -> None:
+    write(tmp_path / "conductor.toml", toml)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(tmp_path, env={})
+
+
+def test_missing_explicit_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path, tmp_path / "nope.toml", env={})
+
+
+def test_keys_in_environment_join_the_pool(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path, env={"ANTHROPIC_API_KEY": "k", "GOOGLE_API_KEY": "g"})
+    assert cfg.workers["anthropic"].api_key_env == "ANTHROPIC_API_KEY"
+    assert cfg.workers["gemini"].api_key_env == "GOOGLE_API_KEY"
+    assert "openai" not in cfg.workers
+    assert any("ANTHROPIC_API_KEY is set" in s for s in cfg.sources)
+
+
+def test_pytest_project_gets_a_default_test_command(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    cfg = load_config(tmp_path, env={})
+    assert cfg.test.command == "python -m pytest -q"
+
+
+def test_readme_documents_every_key() -> None:
+    readme = (REPO / "README.md").read_text()
+    missing = [key for key, _, _ in describe_keys() if f"`{key}`" not in readme]
+    assert not missing, f"README lacks: {missing}"
+    assert all(doc for _, _, doc in describe_keys())
