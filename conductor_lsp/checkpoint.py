@@ -1,0 +1,241 @@
+"""Checkpoints of the whole working tree, taken before a job changes anything.
+
+In git: a commit of tracked, modified and untracked non-ignored files, built
+with a temporary index and stored under ``refs/conductor/checkpoints/``. HEAD,
+the branch, the index and the stash are never touched. Outside git: a copy in
+a cache directory. Either survives a killed process, so ``undo`` always works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConductorError
+
+REF_PREFIX = "refs/conductor/checkpoints/"
+EXCLUDE = (".conductor",)  # our own traces and state
+COPY_SKIP = {".git", ".conductor", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
+             ".pytest_cache", ".ruff_cache", ".tox"}
+KEEP = 50
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "conductor-lsp",
+    "GIT_AUTHOR_EMAIL": "conductor-lsp@localhost",
+    "GIT_COMMITTER_NAME": "conductor-lsp",
+    "GIT_COMMITTER_EMAIL": "conductor-lsp@localhost",
+}
+
+
+class CheckpointError(ConductorError):
+    pass
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    kind: str  # "git" or "copy"
+    ref: str  # the git ref, or the copy's directory
+    label: str
+    created: float
+    commit: str = ""
+
+    def describe(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created))
+        return f"{when}  {self.ref}  {self.label}"
+
+
+def _repo(root: Path) -> object | None:
+    try:
+        import git
+    except ImportError:  # pragma: no cover - gitpython is a dependency
+        return None
+    try:
+        repo = git.Repo(root, search_parent_directories=False)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    return repo if Path(repo.working_tree_dir or "").resolve() == root.resolve() else None
+
+
+@contextmanager
+def _temp_index(repo: object) -> Iterator[dict[str, str]]:
+    fd, path = tempfile.mkstemp(prefix="conductor-index-")
+    os.close(fd)
+    os.unlink(path)  # git wants to create it
+    try:
+        yield {**_IDENTITY, "GIT_INDEX_FILE": path}
+    finally:
+        Path(path).unlink(missing_ok=True)
+        Path(path + ".lock").unlink(missing_ok=True)
+
+
+def _snapshot_tree(repo: object, env: dict[str, str]) -> str:
+    g = repo.git  # type: ignore[attr-defined]
+    if repo.head.is_valid():  # type: ignore[attr-defined]
+        g.read_tree("HEAD", env=env)
+    g.add("-A", "--", ".", *[f":(exclude){e}" for e in EXCLUDE], env=env)
+    return str(g.write_tree(env=env))
+
+
+def create(root: Path, label: str, *, cache_dir: Path | None = None) -> Checkpoint:
+    """Snapshot the working tree; nothing else in the repository changes."""
+    import git
+
+    root = root.resolve()
+    repo = _repo(root)
+    now = time.time()
+    if repo is None:
+        return _copy_create(root, label, now, cache_dir)
+    try:
+        with _temp_index(repo) as env:
+            tree = _snapshot_tree(repo, env)
+            args = [tree, "-m", f"conductor-lsp checkpoint: {label}"]
+            if repo.head.is_valid():  # type: ignore[attr-defined]
+                args[1:1] = ["-p", "HEAD"]
+            commit = str(repo.git.commit_tree(*args, env=env))  # type: ignore[attr-defined]
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        ref = f"{REF_PREFIX}{stamp}-{int(now * 1e6) % 1_000_000:06d}-{commit[:8]}"
+        repo.git.update_ref(ref, commit)  # type: ignore[attr-defined]
+    except git.GitCommandError as e:
+        raise CheckpointError(f"could not take a git checkpoint: {e.stderr.strip()}") from e
+    _prune(repo)
+    return Checkpoint("git", ref, label, now, commit)
+
+
+def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Checkpoint]:
+    """Newest first."""
+    root = root.resolve()
+    repo = _repo(root)
+    if repo is None:
+        base = _copy_base(root, cache_dir)
+        out = []
+        for d in sorted(base.glob("*"), reverse=True) if base.is_dir() else []:
+            meta = d / "checkpoint.json"
+            if meta.is_file():
+                m = json.loads(meta.read_text())
+                out.append(Checkpoint("copy", str(d), m["label"], m["created"]))
+        return out
+    fmt = "%(refname)%09%(objectname)%09%(committerdate:unix)%09%(contents:subject)"
+    raw = repo.git.for_each_ref(REF_PREFIX, f"--format={fmt}", "--sort=-refname")  # type: ignore[attr-defined]
+    out = []
+    for line in str(raw).splitlines():
+        ref, commit, when, subject = line.split("\t", 3)
+        label = subject.removeprefix("conductor-lsp checkpoint: ")
+        out.append(Checkpoint("git", ref, label, float(when), commit))
+    return out
+
+
+def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
+    """Put the working tree back as it was; returns a checkpoint of the state it replaced."""
+    root = root.resolve()
+    before = create(root, f"before undo to {checkpoint.ref}", cache_dir=_cache_of(checkpoint, root))
+    if checkpoint.kind == "copy":
+        _copy_restore(root, Path(checkpoint.ref), Path(before.ref))
+        return before
+    repo = _repo(root)
+    if repo is None:
+        raise CheckpointError(f"{root} is no longer a git repository")
+    g = repo.git  # type: ignore[attr-defined]
+    added = str(g.diff_tree("-r", "--name-only", "--no-renames", "--diff-filter=A",
+                            checkpoint.commit, before.commit)).splitlines()
+    with _temp_index(repo) as env:
+        g.read_tree(checkpoint.commit, env=env)
+        g.checkout_index("-a", "-f", env=env)
+    for rel in added:  # files that appeared after the checkpoint
+        (root / rel).unlink(missing_ok=True)
+    return before
+
+
+def diff(root: Path, checkpoint: Checkpoint) -> str:
+    """What changed in the working tree since the checkpoint, as a unified diff."""
+    root = root.resolve()
+    if checkpoint.kind == "copy":
+        return _copy_diff(root, Path(checkpoint.ref))
+    repo = _repo(root)
+    if repo is None:
+        return ""
+    with _temp_index(repo) as env:
+        tree = _snapshot_tree(repo, env)
+    return str(repo.git.diff(checkpoint.commit, tree))  # type: ignore[attr-defined]
+
+
+def _prune(repo: object) -> None:
+    refs = str(repo.git.for_each_ref(REF_PREFIX, "--format=%(refname)", "--sort=-refname"))  # type: ignore[attr-defined]
+    for ref in refs.splitlines()[KEEP:]:
+        repo.git.update_ref("-d", ref)  # type: ignore[attr-defined]
+
+
+# --- outside git: copies in a cache directory ------------------------------------------
+
+
+def _copy_base(root: Path, cache_dir: Path | None) -> Path:
+    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "conductor-lsp"
+    key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return base / "checkpoints" / key
+
+
+def _cache_of(checkpoint: Checkpoint, root: Path) -> Path | None:
+    if checkpoint.kind != "copy":
+        return None
+    return Path(checkpoint.ref).parents[2]
+
+
+def _files(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in COPY_SKIP]
+        for name in filenames:
+            yield Path(dirpath) / name
+
+
+def _copy_create(root: Path, label: str, now: float, cache_dir: Path | None) -> Checkpoint:
+    base = _copy_base(root, cache_dir)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    target = base / f"{stamp}-{int(now * 1e6) % 1_000_000:06d}"
+    files = target / "files"
+    files.mkdir(parents=True)
+    for path in _files(root):
+        if path.is_symlink():
+            continue
+        dest = files / path.relative_to(root)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest)
+    (target / "checkpoint.json").write_text(json.dumps({"label": label, "created": now,
+                                                        "root": str(root)}))
+    for old in sorted(base.glob("*"), reverse=True)[KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return Checkpoint("copy", str(target), label, now)
+
+
+def _copy_restore(root: Path, saved: Path, before: Path) -> None:
+    files = saved / "files"
+    for path in list(_files(root)):
+        rel = path.relative_to(root)
+        if not (files / rel).exists() and (before / "files" / rel).exists():
+            path.unlink()
+    for src in _files(files):
+        dest = root / src.relative_to(files)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest)
+
+
+def _copy_diff(root: Path, saved: Path) -> str:
+    import difflib
+
+    files = saved / "files"
+    rels = {p.relative_to(files) for p in _files(files)} | {p.relative_to(root) for p in _files(root)}
+    out = []
+    for rel in sorted(rels):
+        a, b = files / rel, root / rel
+        try:
+            old = a.read_text().splitlines(keepends=True) if a.exists() else []
+            new = b.read_text().splitlines(keepends=True) if b.exists() else []
+        except UnicodeDecodeError:
+            continue
+        out += difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}")
+    return "".join(out)

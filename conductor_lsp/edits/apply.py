@@ -1,0 +1,133 @@
+"""The pure edits API: (file texts, worker output) -> (new texts | errors). No I/O.
+
+The LSP server turns the same result into a WorkspaceEdit; the CLI writes it to
+disk; benchmarks call it directly. Line endings and the final newline of each
+file are kept as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import EditError
+from .match import FUZZY_THRESHOLD, LineIndex, Match, find_match
+from .model import EditFailure, EditResult, FileEdit
+from .parse import parse_edits
+from .paths import normalize
+
+
+@dataclass
+class _Doc:
+    original: str
+    newline: str
+    text: str
+
+
+def edited_paths(edits: Sequence[FileEdit]) -> list[str]:
+    seen: dict[str, None] = {}
+    for e in edits:
+        seen.setdefault(normalize(e.path), None)
+    return list(seen)
+
+
+def apply_output(files: Mapping[str, str | None], output: str, *,
+                 threshold: float = FUZZY_THRESHOLD) -> EditResult:
+    """Parse ``output`` and apply it to ``files`` (path -> text, None if absent)."""
+    edits, failures = parse_edits(output)
+    result = apply_edits(files, edits, threshold=threshold)
+    result.failures[:0] = failures
+    return result
+
+
+def apply_edits(files: Mapping[str, str | None], edits: Sequence[FileEdit], *,
+                threshold: float = FUZZY_THRESHOLD) -> EditResult:
+    """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing)."""
+    result = EditResult(edits=len(edits))
+    by_path: dict[str, list[FileEdit]] = {}
+    for e in edits:
+        by_path.setdefault(normalize(e.path), []).append(e)
+    for path, group in by_path.items():
+        if path not in files:
+            result.failures.append(EditFailure(path, "file was not loaded (refused or unreadable)",
+                                               group[0].source_line))
+            continue
+        _apply_file(path, files[path], group, threshold, result)
+    if result.failures:
+        result.new_texts.clear()
+        result.created.clear()
+    return result
+
+
+def _apply_file(path: str, original: str | None, group: list[FileEdit], threshold: float,
+                result: EditResult) -> None:
+    wholes = [e for e in group if e.kind == "whole"]
+    if wholes and len(group) > 1:
+        result.failures.append(EditFailure(path, "mixes a whole-file rewrite with other edits",
+                                           wholes[0].source_line))
+        return
+    if original is None:
+        creating = wholes or (len(group) == 1 and not group[0].search.strip())
+        if not creating:
+            result.failures.append(EditFailure(
+                path, "file does not exist; to create it, use an empty SEARCH or a whole file",
+                group[0].source_line))
+            return
+        result.new_texts[path] = group[0].replace
+        result.created.add(path)
+        result.matches.append("create")
+        return
+    newline = "\r\n" if "\r\n" in original else "\n"
+    doc = _Doc(original, newline, original.replace("\r\n", "\n"))
+    if wholes:
+        new = wholes[0].replace
+        result.matches.append("whole")
+    else:
+        new = _splice(path, doc, group, threshold, result)
+        if new is None:
+            return
+    if doc.text.endswith("\n") and new and not new.endswith("\n"):
+        new += "\n"
+    elif not doc.text.endswith("\n") and new.endswith("\n") and doc.text:
+        new = new[:-1]
+    new = new.replace("\n", newline) if newline != "\n" else new
+    if new != original:
+        result.new_texts[path] = new
+
+
+def _splice(path: str, doc: _Doc, group: list[FileEdit], threshold: float,
+            result: EditResult) -> str | None:
+    index = LineIndex(doc.text)
+    matches: list[tuple[Match, FileEdit]] = []
+    ok = True
+    for e in group:
+        if not e.search.strip():
+            result.failures.append(EditFailure(
+                path, "empty SEARCH on an existing file: quote the lines to replace", e.source_line))
+            ok = False
+            continue
+        try:
+            m = find_match(index, e.search, e.replace, hint_line=e.hint_line, threshold=threshold)
+        except EditError as err:
+            result.failures.append(EditFailure(path, str(err), e.source_line))
+            ok = False
+            continue
+        matches.append((m, e))
+    if not ok:
+        return None
+    matches.sort(key=lambda me: me[0].start)
+    for (a, ea), (b, eb) in zip(matches, matches[1:], strict=False):
+        if b.start < a.end:
+            result.failures.append(EditFailure(
+                path, f"edits at output lines {ea.source_line} and {eb.source_line} overlap",
+                eb.source_line))
+            return None
+    pieces = []
+    pos = 0
+    for m, _ in matches:
+        pieces.append(doc.text[pos : m.start])
+        pieces.append(m.replacement)
+        pos = m.end
+        result.matches.append(m.how)
+    pieces.append(doc.text[pos:])
+    return "".join(pieces)

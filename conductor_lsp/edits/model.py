@@ -1,0 +1,53 @@
+"""Edit values: what a worker proposed, and what applying it gave."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+EditKind = Literal["replace", "diff", "whole"]
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    """One proposed change to one file, before it is matched against the file."""
+
+    path: str
+    kind: EditKind
+    search: str = ""
+    replace: str = ""
+    #: For diff hunks: the 1-based line the hunk says it starts at (a tie-breaker only).
+    hint_line: int = 0
+    #: Where in the worker output this edit began (1-based), for error messages.
+    source_line: int = 0
+
+
+@dataclass(frozen=True)
+class EditFailure:
+    path: str
+    message: str
+    source_line: int = 0
+
+    def __str__(self) -> str:
+        where = f" (output line {self.source_line})" if self.source_line else ""
+        return f"{self.path}{where}: {self.message}"
+
+
+@dataclass
+class EditResult:
+    """New texts for changed files, or the reasons nothing may be applied."""
+
+    new_texts: dict[str, str] = field(default_factory=dict)
+    created: set[str] = field(default_factory=set)
+    failures: list[EditFailure] = field(default_factory=list)
+    #: How each applied edit matched: exact, whitespace, indent, fuzzy(0.93)...
+    matches: list[str] = field(default_factory=list)
+    edits: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and bool(self.new_texts)
+
+    def report(self) -> str:
+        """Failures as text for the next step or iteration."""
+        return "\n".join(str(f) for f in self.failures)
