@@ -23,8 +23,18 @@ from .errors import ConductorError
 
 REF_PREFIX = "refs/conductor/checkpoints/"
 EXCLUDE = (".conductor",)  # our own traces and state
-COPY_SKIP = {".git", ".conductor", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
-             ".pytest_cache", ".ruff_cache", ".tox"}
+COPY_SKIP = {
+    ".git",
+    ".conductor",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+}
 KEEP = 50
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "conductor-lsp",
@@ -79,31 +89,39 @@ def _snapshot_tree(repo: object, env: dict[str, str]) -> str:
     g = repo.git  # type: ignore[attr-defined]
     if repo.head.is_valid():  # type: ignore[attr-defined]
         g.read_tree("HEAD", env=env)
-    g.add("-A", "--", ".", *[f":(exclude){e}" for e in EXCLUDE], env=env)
+    g.add("-A", env=env)
+    g.rm("-r", "-q", "--cached", "--ignore-unmatch", "--", *EXCLUDE, env=env)
     return str(g.write_tree(env=env))
+
+
+@contextmanager
+def _git_errors(what: str) -> Iterator[None]:
+    """gitpython's errors become CheckpointError, here and nowhere else."""
+    import git
+
+    try:
+        yield
+    except git.GitCommandError as e:
+        detail = (e.stderr or str(e)).strip().splitlines()
+        raise CheckpointError(f"{what}: {detail[0] if detail else e}") from e
 
 
 def create(root: Path, label: str, *, cache_dir: Path | None = None) -> Checkpoint:
     """Snapshot the working tree; nothing else in the repository changes."""
-    import git
-
     root = root.resolve()
     repo = _repo(root)
     now = time.time()
     if repo is None:
         return _copy_create(root, label, now, cache_dir)
-    try:
-        with _temp_index(repo) as env:
-            tree = _snapshot_tree(repo, env)
-            args = [tree, "-m", f"conductor-lsp checkpoint: {label}"]
-            if repo.head.is_valid():  # type: ignore[attr-defined]
-                args[1:1] = ["-p", "HEAD"]
-            commit = str(repo.git.commit_tree(*args, env=env))  # type: ignore[attr-defined]
+    with _git_errors("could not take a git checkpoint"), _temp_index(repo) as env:
+        tree = _snapshot_tree(repo, env)
+        args = [tree, "-m", f"conductor-lsp checkpoint: {label}"]
+        if repo.head.is_valid():  # type: ignore[attr-defined]
+            args[1:1] = ["-p", "HEAD"]
+        commit = str(repo.git.commit_tree(*args, env=env))  # type: ignore[attr-defined]
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         ref = f"{REF_PREFIX}{stamp}-{int(now * 1e6) % 1_000_000:06d}-{commit[:8]}"
         repo.git.update_ref(ref, commit)  # type: ignore[attr-defined]
-    except git.GitCommandError as e:
-        raise CheckpointError(f"could not take a git checkpoint: {e.stderr.strip()}") from e
     _prune(repo)
     return Checkpoint("git", ref, label, now, commit)
 
@@ -142,9 +160,17 @@ def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
     if repo is None:
         raise CheckpointError(f"{root} is no longer a git repository")
     g = repo.git  # type: ignore[attr-defined]
-    added = str(g.diff_tree("-r", "--name-only", "--no-renames", "--diff-filter=A",
-                            checkpoint.commit, before.commit)).splitlines()
-    with _temp_index(repo) as env:
+    with _git_errors("could not restore the checkpoint"), _temp_index(repo) as env:
+        added = str(
+            g.diff_tree(
+                "-r",
+                "--name-only",
+                "--no-renames",
+                "--diff-filter=A",
+                checkpoint.commit,
+                before.commit,
+            )
+        ).splitlines()
         g.read_tree(checkpoint.commit, env=env)
         g.checkout_index("-a", "-f", env=env)
     for rel in added:  # files that appeared after the checkpoint
@@ -160,9 +186,9 @@ def diff(root: Path, checkpoint: Checkpoint) -> str:
     repo = _repo(root)
     if repo is None:
         return ""
-    with _temp_index(repo) as env:
+    with _git_errors("could not diff against the checkpoint"), _temp_index(repo) as env:
         tree = _snapshot_tree(repo, env)
-    return str(repo.git.diff(checkpoint.commit, tree))  # type: ignore[attr-defined]
+        return str(repo.git.diff(checkpoint.commit, tree))  # type: ignore[attr-defined]
 
 
 def _prune(repo: object) -> None:
@@ -175,7 +201,10 @@ def _prune(repo: object) -> None:
 
 
 def _copy_base(root: Path, cache_dir: Path | None) -> Path:
-    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "conductor-lsp"
+    base = (
+        cache_dir
+        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "conductor-lsp"
+    )
     key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
     return base / "checkpoints" / key
 
@@ -205,8 +234,9 @@ def _copy_create(root: Path, label: str, now: float, cache_dir: Path | None) -> 
         dest = files / path.relative_to(root)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, dest)
-    (target / "checkpoint.json").write_text(json.dumps({"label": label, "created": now,
-                                                        "root": str(root)}))
+    (target / "checkpoint.json").write_text(
+        json.dumps({"label": label, "created": now, "root": str(root)})
+    )
     for old in sorted(base.glob("*"), reverse=True)[KEEP:]:
         shutil.rmtree(old, ignore_errors=True)
     return Checkpoint("copy", str(target), label, now)
@@ -228,8 +258,10 @@ def _copy_diff(root: Path, saved: Path) -> str:
     import difflib
 
     files = saved / "files"
-    rels = {p.relative_to(files) for p in _files(files)} | {p.relative_to(root) for p in _files(root)}
-    out = []
+    rels = {p.relative_to(files) for p in _files(files)} | {
+        p.relative_to(root) for p in _files(root)
+    }
+    out: list[str] = []
     for rel in sorted(rels):
         a, b = files / rel, root / rel
         try:

@@ -11,16 +11,20 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from . import checkpoint
 from .config import Config, load_config
 from .doctor import report as doctor_report
+from .edits.paths import denied_by
 from .errors import ConductorError
 from .events import Event
 from .jobs import Session
-from .render import describe_event, plan_table, print_result
+from .loop import DEFAULT_INSTRUCTION, FixLoop
+from .render import describe_event, plan_table, print_fix_report, print_result
 from .task import FileContext, Task
 
 
@@ -41,13 +45,30 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true", help="machine-readable output")
     d = sub.add_parser("doctor", help="which backends and workers are usable here")
     _common(d)
+    f = sub.add_parser("fix", help="fix and test until green or out of budget")
+    f.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    f.add_argument("--test", help="test command (default: [test] command)")
+    f.add_argument("--max-iterations", type=int, help="most fix-and-test rounds")
+    f.add_argument("--budget-usd", type=float, help="most dollars for the whole loop")
+    f.add_argument("--instruction", help="what to do besides making the tests pass")
+    f.add_argument("--config", type=Path, help="config file")
+    u = sub.add_parser("undo", help="restore the last checkpoint")
+    u.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    u.add_argument("--list", action="store_true", help="list checkpoints, newest first")
+    u.add_argument("--ref", help="restore this checkpoint instead of the newest")
     return ap
 
 
 def _task(args: argparse.Namespace, root: Path) -> Task:
     files = []
+    deny = load_config(root, args.config).edits.all_deny()
     for f in args.file:
         path = f if f.is_absolute() else root / f
+        rel_name = (
+            str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else ""
+        )
+        if rel_name and denied_by(rel_name, deny):
+            raise ConductorError(f"--file {f} matches the deny list; it is never sent to models")
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -98,12 +119,58 @@ def _doctor(config: Config, console: Console) -> int:
     return 0
 
 
+async def _fix(config: Config, args: argparse.Namespace, console: Console) -> int:
+    if args.budget_usd is not None:
+        config.budget.max_cost = args.budget_usd
+    session = Session(config)
+    loop = FixLoop(
+        session,
+        instruction=args.instruction or DEFAULT_INSTRUCTION,
+        test_command=args.test,
+        max_iterations=args.max_iterations,
+        on_event=lambda e: console.print(describe_event(e), markup=False, highlight=False),
+    )
+    try:
+        report = await loop.run()
+    finally:
+        await session.aclose()
+    print_fix_report(console, report)
+    return report.exit_code
+
+
+def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
+    points = checkpoint.list_checkpoints(root)
+    if args.list:
+        for p in points:
+            console.print(p.describe(), markup=False, highlight=False)
+        if not points:
+            console.print("no checkpoints")
+        return 0
+    chosen = [p for p in points if p.ref == args.ref] if args.ref else points[:1]
+    if not chosen:
+        raise ConductorError(
+            f"no checkpoint {args.ref}" if args.ref else "no checkpoints to restore"
+        )
+    before = checkpoint.restore(root, chosen[0])
+    console.print(f"restored {chosen[0].ref} ({chosen[0].label})", markup=False, highlight=False)
+    console.print(f"the state it replaced is saved as {before.ref}", markup=False, highlight=False)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     console = Console(stderr=False, highlight=False)
     err = Console(stderr=True)
     try:
-        config = load_config(args.root or Path.cwd(), args.config)
+        root = (getattr(args, "path", None) or getattr(args, "root", None) or Path.cwd()).resolve()
+        if args.command == "undo":
+            return _undo(root, args, console)
+        overrides: dict[str, Any] = {}
+        if args.command == "fix" and args.max_iterations:
+            overrides["budget"] = {"max_iterations": args.max_iterations}
+        config = load_config(root, args.config, overrides)
+        if args.command == "fix":
+            return asyncio.run(_fix(config, args, console))
         if args.command == "doctor":
             return _doctor(config, console)
         if args.command == "plan":

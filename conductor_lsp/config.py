@@ -112,12 +112,26 @@ class TraceConfig:
 
 
 @dataclass
+class EditsConfig:
+    deny: list[str] = field(default_factory=list)
+    """Extra glob patterns never edited nor shown to models (added to the built-in list)."""
+    fuzzy_threshold: float = 0.85
+    """Similarity (0-1) a fuzzy SEARCH match needs; it must also be the only such place."""
+
+    def all_deny(self) -> list[str]:
+        from .edits.paths import DEFAULT_DENY
+
+        return [*DEFAULT_DENY, *self.deny]
+
+
+@dataclass
 class Config:
     conductor: ConductorConfig = field(default_factory=ConductorConfig)
     workers: dict[str, WorkerConfig] = field(default_factory=dict)
     test: TestConfig = field(default_factory=TestConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     trace: TraceConfig = field(default_factory=TraceConfig)
+    edits: EditsConfig = field(default_factory=EditsConfig)
     root: Path = field(default_factory=Path.cwd)
     #: Where each part came from, for ``doctor``.
     sources: list[str] = field(default_factory=list)
@@ -128,6 +142,7 @@ _SECTIONS: dict[str, type] = {
     "test": TestConfig,
     "budget": BudgetConfig,
     "trace": TraceConfig,
+    "edits": EditsConfig,
 }
 
 
@@ -144,6 +159,10 @@ def _check(value: Any, hint: Any, key: str) -> Any:
     elif hint is str:
         if isinstance(value, str):
             return value
+    elif hint == list[str]:
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+        raise ConfigError(f"{key} must be a list of strings, got {value!r}")
     else:  # pragma: no cover - only the types above are used
         raise ConfigError(f"{key}: unsupported type {hint}")
     name = getattr(hint, "__name__", str(hint))
@@ -189,6 +208,8 @@ def validate(cfg: Config) -> None:
         raise ConfigError(
             f"conductor.backend must be one of {', '.join(BACKENDS)}, got {cfg.conductor.backend!r}"
         )
+    if not 0 < cfg.edits.fuzzy_threshold <= 1:
+        raise ConfigError("edits.fuzzy_threshold must be above 0 and at most 1")
     if not 1 <= cfg.conductor.max_steps <= 20:
         raise ConfigError("conductor.max_steps must be between 1 and 20")
     for name, w in cfg.workers.items():
@@ -255,7 +276,11 @@ def describe_keys() -> list[tuple[str, str, str]]:
     docs = _attribute_docs()
     for section, cls in [*_SECTIONS.items(), ("workers.NAME", WorkerConfig)]:
         for f in dataclasses.fields(cls):
-            default = f.default if f.default is not dataclasses.MISSING else ""
+            default: object = f.default
+            if f.default is dataclasses.MISSING:
+                default = (
+                    f.default_factory() if f.default_factory is not dataclasses.MISSING else ""
+                )
             rows.append((f"{section}.{f.name}", repr(default), docs.get((cls, f.name), "")))
     return rows
 
@@ -283,6 +308,7 @@ __all__ = [
     "BudgetConfig",
     "ConductorConfig",
     "Config",
+    "EditsConfig",
     "TestConfig",
     "TraceConfig",
     "WorkerConfig",

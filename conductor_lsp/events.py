@@ -41,7 +41,15 @@ class JobDone:
     result: JobResult
 
 
-Event = PlanReady | StepStarted | StepFinished | JobDone
+@dataclass(frozen=True)
+class LoopNote:
+    """Fix-loop progress: tests ran, edits applied or refused, state restored."""
+
+    iteration: int
+    message: str
+
+
+Event = PlanReady | StepStarted | StepFinished | JobDone | LoopNote
 EventSink = Callable[[Event], None]
 
 

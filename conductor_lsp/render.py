@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
 from .engine import JobResult
-from .events import Event, JobDone, PlanReady, StepFinished, StepStarted
+from .events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
 from .plan import Plan
 from .usage import Tally
+
+if TYPE_CHECKING:
+    from .loop import FixReport
 
 
 def access_text(access: object) -> str:
@@ -67,6 +72,8 @@ def describe_event(event: Event) -> str:
             f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens, "
             f"${event.cost:.4f} (total ${event.total_cost:.4f}), {event.elapsed:.1f}s"
         )
+    if isinstance(event, LoopNote):
+        return f"[{event.iteration}] {event.message}"
     if isinstance(event, JobDone):
         r = event.result
         tail = f": {r.reason}" if r.reason else ""
@@ -80,3 +87,43 @@ def print_result(console: Console, result: JobResult) -> None:
     console.print(cost_table(result.tallies))
     if result.trace_path:
         console.print(f"trace: {result.trace_path}", markup=False)
+
+
+def print_fix_report(console: Console, report: FixReport) -> None:
+    """The fix loop's final report: rounds, plans, cost, time, diff, checkpoint."""
+    console.rule("fix report")
+    for it in report.iterations:
+        tests = (
+            "not run"
+            if it.tests is None
+            else ("passed" if it.tests.passed else f"{it.tests.failing} failing")
+        )
+        console.print(
+            f"iteration {it.index}: edited {', '.join(it.applied) or 'nothing'}; tests {tests}",
+            markup=False,
+            highlight=False,
+        )
+        if it.job is not None:
+            console.print(plan_table(it.job.plan))
+        if it.edit_errors:
+            console.print(f"  edit errors: {it.edit_errors}", markup=False, highlight=False)
+    if report.tallies:
+        console.print(cost_table(report.tallies))
+    if report.diff:
+        console.rule("diff")
+        console.print(report.diff, markup=False, highlight=False)
+    start = "passed" if report.start.passed else f"{report.start.failing} failing"
+    end = "passed" if report.end.passed else f"{report.end.failing} failing"
+    console.print(
+        f"outcome: {report.outcome}{': ' + report.reason if report.reason else ''}",
+        markup=False,
+        highlight=False,
+    )
+    console.print(f"tests: {start} -> {end} in {report.seconds:.1f}s", markup=False)
+    if report.restored:
+        console.print(f"restored {report.restored}", markup=False)
+    console.print(
+        f"checkpoint (undo with `conductor-lsp undo`): {report.checkpoint.ref}",
+        markup=False,
+        highlight=False,
+    )

@@ -1,17 +1,37 @@
-"""Run the project's test command: own process group, hard timeout, bounded output."""
+"""Run the project's test command: own process group, hard timeout, bounded output.
+
+For pytest, failures are also read as data (junit XML): test id, file, line,
+message, so the loop can re-run failing tests first and the editor can show
+them as diagnostics.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import signal
+import tempfile
 import time
-from dataclasses import dataclass
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HEAD_CHARS = 4_000
 TAIL_CHARS = 12_000
+#: Failing-test count used for a run that failed without saying which tests (a crash, a hang).
+UNKNOWN_FAILURES = 10**6
+
+
+@dataclass(frozen=True)
+class TestFailure:
+    __test__ = False  # not a pytest class
+    test_id: str
+    file: str
+    line: int  # 1-based; 0 when unknown
+    message: str
 
 
 @dataclass(frozen=True)
@@ -22,10 +42,30 @@ class TestRun:
     output: str
     seconds: float
     timed_out: bool = False
+    failures: tuple[TestFailure, ...] = field(default=())
+    structured: bool = False  # failures came from a report, not guessed
+    selected: tuple[str, ...] = field(default=())
 
     @property
     def passed(self) -> bool:
         return self.exit_code == 0 and not self.timed_out
+
+    @property
+    def failing(self) -> int:
+        """How bad this run is: 0 when green; a crash or hang counts as very bad."""
+        if self.passed:
+            return 0
+        if self.structured and self.failures and not self.timed_out:
+            return len(self.failures)
+        return UNKNOWN_FAILURES
+
+    def signature(self) -> frozenset[tuple[str, str]]:
+        """What failed and how, to notice when an edit changed nothing."""
+        if self.structured:
+            return frozenset(
+                (f.test_id, f.message.splitlines()[0] if f.message else "") for f in self.failures
+            )
+        return frozenset({("output", self.output[-2000:])})
 
     def summary(self) -> str:
         """A compact report a model can act on."""
@@ -33,7 +73,15 @@ class TestRun:
             state = f"TIMED OUT after {self.seconds:.0f}s (process group killed)"
         else:
             state = "PASSED" if self.passed else f"FAILED (exit {self.exit_code})"
-        return f"$ {self.command}\n{state}\n{self.output.strip()}"
+        lines = [f"$ {self.command}", state]
+        for f in self.failures[:20]:
+            lines.append(
+                f"- {f.test_id} at {f.file}:{f.line}: {f.message.splitlines()[0][:200]}"
+                if f.message
+                else f"- {f.test_id} at {f.file}:{f.line}"
+            )
+        lines.append(self.output.strip())
+        return "\n".join(lines)
 
 
 def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:
@@ -44,21 +92,41 @@ def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:
     return f"{text[:head]}\n... [{cut} characters cut] ...\n{text[-tail:]}"
 
 
+def is_pytest(argv: Sequence[str]) -> bool:
+    return any(Path(a).name in ("pytest", "py.test") for a in argv[:3]) or (
+        "-m" in argv[:3] and "pytest" in argv[:4]
+    )
+
+
 async def run_tests(
-    command: str, cwd: Path, timeout: float, extra_env: dict[str, str] | None = None
+    command: str,
+    cwd: Path,
+    timeout: float,
+    *,
+    select: Sequence[str] = (),
+    extra_env: dict[str, str] | None = None,
 ) -> TestRun:
-    """Run ``command`` (a shell-like string) and kill its whole group on timeout."""
+    """Run ``command`` (a shell-like string); kill its whole process group on timeout."""
+    argv = shlex.split(command)
+    report = None
+    if is_pytest(argv):
+        fd, report = tempfile.mkstemp(prefix="conductor-junit-", suffix=".xml")
+        os.close(fd)
+        argv += ["-o", "junit_family=xunit1", f"--junitxml={report}", *select]
     started = time.monotonic()
     env = {**os.environ, **(extra_env or {})}
-    proc = await asyncio.create_subprocess_exec(
-        *shlex.split(command),
-        cwd=str(cwd),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        stdin=asyncio.subprocess.DEVNULL,
-        start_new_session=True,
-        env=env,
-    )
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=str(cwd),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+        )
+    except OSError as e:
+        return TestRun(command, 127, f"cannot start the test command: {e}", 0.0)
     timed_out = False
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), timeout)
@@ -70,12 +138,80 @@ async def run_tests(
         _kill_group(proc.pid)
         await proc.wait()
         raise
+    else:
+        _kill_group(proc.pid)  # stray children left behind by the tests
     text = clip(out.decode("utf-8", "replace"))
-    return TestRun(command, proc.returncode, text, time.monotonic() - started, timed_out)
+    failures: tuple[TestFailure, ...] = ()
+    structured = False
+    if report:
+        try:
+            failures, structured = _read_junit(Path(report), cwd)
+        finally:
+            Path(report).unlink(missing_ok=True)
+    if not structured:
+        failures = _guess_failures(text)
+    return TestRun(
+        command,
+        proc.returncode,
+        text,
+        time.monotonic() - started,
+        timed_out,
+        failures,
+        structured and not timed_out,
+        tuple(select),
+    )
 
 
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
+
+
+_LOCATION = re.compile(r"^([^\s:]+\.py):(\d+): ", re.M)
+
+
+def _read_junit(path: Path, cwd: Path) -> tuple[tuple[TestFailure, ...], bool]:
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return (), False
+    out = []
+    for case in root.iter("testcase"):
+        bad = case.find("failure")
+        if bad is None:
+            bad = case.find("error")
+        if bad is None:
+            continue
+        file = case.get("file", "")
+        name = case.get("name", "")
+        classname = case.get("classname", "")
+        module = file[:-3].replace("/", ".") if file.endswith(".py") else ""
+        inner = (
+            classname[len(module) + 1 :] if module and classname.startswith(module + ".") else ""
+        )
+        test_id = "::".join(p for p in (file or classname, *inner.split("."), name) if p)
+        body = bad.text or ""
+        line = int(case.get("line", "-1") or -1) + 1
+        locs = [(f, int(n)) for f, n in _LOCATION.findall(body) if f == file]
+        if locs:
+            line = locs[-1][1]
+        out.append(TestFailure(test_id, file, max(line, 0), bad.get("message", "") or body[-300:]))
+    return tuple(out), True
+
+
+def _guess_failures(text: str) -> tuple[TestFailure, ...]:
+    """Other runners: a best effort from ``file:line:`` lines, marked as unstructured."""
+    out = []
+    for m in _LOCATION.finditer(text):
+        end = text.find("\n", m.end())
+        out.append(
+            TestFailure(
+                f"{m.group(1)}:{m.group(2)}",
+                m.group(1),
+                int(m.group(2)),
+                text[m.end() : end if end > 0 else None].strip(),
+            )
+        )
+    return tuple(out[:50])

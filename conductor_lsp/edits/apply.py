@@ -7,6 +7,7 @@ file are kept as they were.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,8 +32,9 @@ def edited_paths(edits: Sequence[FileEdit]) -> list[str]:
     return list(seen)
 
 
-def apply_output(files: Mapping[str, str | None], output: str, *,
-                 threshold: float = FUZZY_THRESHOLD) -> EditResult:
+def apply_output(
+    files: Mapping[str, str | None], output: str, *, threshold: float = FUZZY_THRESHOLD
+) -> EditResult:
     """Parse ``output`` and apply it to ``files`` (path -> text, None if absent)."""
     edits, failures = parse_edits(output)
     result = apply_edits(files, edits, threshold=threshold)
@@ -40,8 +42,12 @@ def apply_output(files: Mapping[str, str | None], output: str, *,
     return result
 
 
-def apply_edits(files: Mapping[str, str | None], edits: Sequence[FileEdit], *,
-                threshold: float = FUZZY_THRESHOLD) -> EditResult:
+def apply_edits(
+    files: Mapping[str, str | None],
+    edits: Sequence[FileEdit],
+    *,
+    threshold: float = FUZZY_THRESHOLD,
+) -> EditResult:
     """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing)."""
     result = EditResult(edits=len(edits))
     by_path: dict[str, list[FileEdit]] = {}
@@ -49,8 +55,11 @@ def apply_edits(files: Mapping[str, str | None], edits: Sequence[FileEdit], *,
         by_path.setdefault(normalize(e.path), []).append(e)
     for path, group in by_path.items():
         if path not in files:
-            result.failures.append(EditFailure(path, "file was not loaded (refused or unreadable)",
-                                               group[0].source_line))
+            result.failures.append(
+                EditFailure(
+                    path, "file was not loaded (refused or unreadable)", group[0].source_line
+                )
+            )
             continue
         _apply_file(path, files[path], group, threshold, result)
     if result.failures:
@@ -59,19 +68,25 @@ def apply_edits(files: Mapping[str, str | None], edits: Sequence[FileEdit], *,
     return result
 
 
-def _apply_file(path: str, original: str | None, group: list[FileEdit], threshold: float,
-                result: EditResult) -> None:
+def _apply_file(
+    path: str, original: str | None, group: list[FileEdit], threshold: float, result: EditResult
+) -> None:
     wholes = [e for e in group if e.kind == "whole"]
     if wholes and len(group) > 1:
-        result.failures.append(EditFailure(path, "mixes a whole-file rewrite with other edits",
-                                           wholes[0].source_line))
+        result.failures.append(
+            EditFailure(path, "mixes a whole-file rewrite with other edits", wholes[0].source_line)
+        )
         return
     if original is None:
         creating = wholes or (len(group) == 1 and not group[0].search.strip())
         if not creating:
-            result.failures.append(EditFailure(
-                path, "file does not exist; to create it, use an empty SEARCH or a whole file",
-                group[0].source_line))
+            result.failures.append(
+                EditFailure(
+                    path,
+                    "file does not exist; to create it, use an empty SEARCH or a whole file",
+                    group[0].source_line,
+                )
+            )
             return
         result.new_texts[path] = group[0].replace
         result.created.add(path)
@@ -83,9 +98,10 @@ def _apply_file(path: str, original: str | None, group: list[FileEdit], threshol
         new = wholes[0].replace
         result.matches.append("whole")
     else:
-        new = _splice(path, doc, group, threshold, result)
-        if new is None:
+        spliced = _splice(path, doc, group, threshold, result)
+        if spliced is None:
             return
+        new = spliced
     if doc.text.endswith("\n") and new and not new.endswith("\n"):
         new += "\n"
     elif not doc.text.endswith("\n") and new.endswith("\n") and doc.text:
@@ -95,15 +111,21 @@ def _apply_file(path: str, original: str | None, group: list[FileEdit], threshol
         result.new_texts[path] = new
 
 
-def _splice(path: str, doc: _Doc, group: list[FileEdit], threshold: float,
-            result: EditResult) -> str | None:
+def _splice(
+    path: str, doc: _Doc, group: list[FileEdit], threshold: float, result: EditResult
+) -> str | None:
     index = LineIndex(doc.text)
     matches: list[tuple[Match, FileEdit]] = []
     ok = True
     for e in group:
         if not e.search.strip():
-            result.failures.append(EditFailure(
-                path, "empty SEARCH on an existing file: quote the lines to replace", e.source_line))
+            result.failures.append(
+                EditFailure(
+                    path,
+                    "empty SEARCH on an existing file: quote the lines to replace",
+                    e.source_line,
+                )
+            )
             ok = False
             continue
         try:
@@ -116,11 +138,15 @@ def _splice(path: str, doc: _Doc, group: list[FileEdit], threshold: float,
     if not ok:
         return None
     matches.sort(key=lambda me: me[0].start)
-    for (a, ea), (b, eb) in zip(matches, matches[1:], strict=False):
+    for (a, ea), (b, eb) in itertools.pairwise(matches):
         if b.start < a.end:
-            result.failures.append(EditFailure(
-                path, f"edits at output lines {ea.source_line} and {eb.source_line} overlap",
-                eb.source_line))
+            result.failures.append(
+                EditFailure(
+                    path,
+                    f"edits at output lines {ea.source_line} and {eb.source_line} overlap",
+                    eb.source_line,
+                )
+            )
             return None
     pieces = []
     pos = 0

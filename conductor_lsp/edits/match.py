@@ -30,6 +30,8 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        #: The text behind a newline, so exact matches can be held to line starts.
+        self.hay = "\n" + text
         self.lines = text.splitlines(keepends=True)
         self.offsets = [0]
         for line in self.lines:
@@ -96,21 +98,29 @@ def _tolerant_at(index: LineIndex, first: int, search: list[str]) -> tuple[str, 
 def _anchor_lines(search: list[str]) -> list[int]:
     """Indices of the search lines most likely to be distinctive, longest first."""
     idx = [k for k, s in enumerate(search) if len(s.strip()) >= 4]
-    return sorted(idx, key=lambda k: -len(search[k].strip()))[:4] or [
-        k for k, s in enumerate(search) if s.strip()
-    ][:1]
+    return (
+        sorted(idx, key=lambda k: -len(search[k].strip()))[:4]
+        or [k for k, s in enumerate(search) if s.strip()][:1]
+    )
 
 
-def find_match(index: LineIndex, search: str, replace: str, *, hint_line: int = 0,
-               threshold: float = FUZZY_THRESHOLD) -> Match:
+def find_match(
+    index: LineIndex,
+    search: str,
+    replace: str,
+    *,
+    hint_line: int = 0,
+    threshold: float = FUZZY_THRESHOLD,
+) -> Match:
     """Locate ``search`` in the indexed text; raise NoMatch or Ambiguous."""
     text = index.text
-    # 1. exact
+    # 1. exact, on whole lines (a match may not start mid-line)
     positions: list[int] = []
-    p = text.find(search)
+    needle = "\n" + search
+    p = index.hay.find(needle)
     while p >= 0 and len(positions) < 50:
-        positions.append(p)
-        p = text.find(search, p + 1)
+        positions.append(p)  # offset p in hay is offset p - 1 + 1 in text
+        p = index.hay.find(needle, p + 1)
     if positions:
         if len(positions) > 1 and hint_line:
             hinted = [q for q in positions if text.count("\n", 0, q) + 1 == hint_line]
@@ -151,7 +161,10 @@ def find_match(index: LineIndex, search: str, replace: str, *, hint_line: int = 
 
 
 def _fuzzy(index: LineIndex, search_lines: list[str], replace: str, threshold: float) -> Match:
+    """Accept a near match only for blocks of 3+ lines, at least half of them verbatim
+    (ignoring indentation), above ``threshold`` and nowhere else as good."""
     size = len(search_lines)
+    meaningful = [s.strip() for s in search_lines if s.strip()]
     wanted = "".join(s.strip() + "\n" for s in search_lines)
     starts: set[int] = set()
     for k in _anchor_lines(search_lines):
@@ -168,7 +181,16 @@ def _fuzzy(index: LineIndex, search_lines: list[str], replace: str, threshold: f
             continue
         scored.append((sm.ratio(), st))
     scored.sort(reverse=True)
-    good = [s for s in scored if s[0] >= threshold]
+
+    def verbatim(st: int) -> int:
+        window = {line.strip() for line in index.lines[st : st + size]}
+        return sum(1 for s in meaningful if s in window)
+
+    good = [
+        s
+        for s in scored
+        if s[0] >= threshold and len(meaningful) >= 3 and 2 * verbatim(s[1]) >= len(meaningful)
+    ]
     if len(good) == 1:
         ratio, st = good[0]
         start, end = index.span(st, size)
@@ -178,12 +200,15 @@ def _fuzzy(index: LineIndex, search_lines: list[str], replace: str, threshold: f
         return Match(start, end, new, f"fuzzy({ratio:.2f})")
     if len(good) > 1:
         lines = ", ".join(str(st + 1) for _, st in good[:6])
-        raise Ambiguous(f"the SEARCH text is similar to several places (lines {lines}); "
-                        "quote the lines exactly")
+        raise Ambiguous(
+            f"the SEARCH text is similar to several places (lines {lines}); quote the lines exactly"
+        )
     if scored:
         ratio, st = scored[0]
-        raise NoMatch(f"the SEARCH text was not found. Did you mean (lines {st + 1}-{st + size}, "
-                      f"{ratio:.0%} similar):\n{index.quote(st, size)}")
+        raise NoMatch(
+            f"the SEARCH text was not found. Did you mean (lines {st + 1}-{st + size}, "
+            f"{ratio:.0%} similar):\n{index.quote(st, size)}"
+        )
     raise NoMatch("the SEARCH text was not found, and no line of it appears in the file")
 
 

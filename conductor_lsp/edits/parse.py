@@ -14,7 +14,8 @@ _SEARCH = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 _REPLACE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
-_PATHLIKE = re.compile(r"^[\w.@+-][\w./@+-]*$")
+# Absolute and home paths are read too, so that they are refused by name later.
+_PATHLIKE = re.compile(r"^([A-Za-z]:)?[~/\\\w.@+-][\w./\\@+-]*$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -78,7 +79,9 @@ def parse_edits(output: str) -> tuple[list[FileEdit], list[EditFailure]]:
     return edits, failures
 
 
-def _read_block(lines: list[str], i: int, path: str) -> tuple[int, FileEdit | None, EditFailure | None]:
+def _read_block(
+    lines: list[str], i: int, path: str
+) -> tuple[int, FileEdit | None, EditFailure | None]:
     start = i + 1
     search: list[str] = []
     replace: list[str] = []
@@ -89,7 +92,11 @@ def _read_block(lines: list[str], i: int, path: str) -> tuple[int, FileEdit | No
             target = replace
         elif _REPLACE.match(lines[i]) and target is replace:
             if not path:
-                return i + 1, None, EditFailure("?", "SEARCH/REPLACE block without a file path", start)
+                return (
+                    i + 1,
+                    None,
+                    EditFailure("?", "SEARCH/REPLACE block without a file path", start),
+                )
             text_s = "\n".join(search) + ("\n" if search else "")
             text_r = "\n".join(replace) + ("\n" if replace else "")
             return i + 1, FileEdit(path, "replace", text_s, text_r, source_line=start), None
@@ -145,22 +152,26 @@ def _read_diff(lines: list[str], i: int, edits: list[FileEdit], failures: list[E
             continue
         s = "\n".join(minus) + ("\n" if minus else "")
         r = "\n".join(plus) + ("\n" if plus else "")
-        kind = "whole" if old == "/dev/null" else "diff"
-        edits.append(FileEdit(path, kind, s if kind == "diff" else "", r, int(m.group(1)), hunk_line))
+        if old == "/dev/null":
+            edits.append(FileEdit(path, "whole", "", r, source_line=hunk_line))
+        else:
+            edits.append(FileEdit(path, "diff", s, r, int(m.group(1)), hunk_line))
     if i == start + 1:
         failures.append(EditFailure(path, "diff header without hunks", start))
     return i
 
 
-def _read_fenced(lines: list[str], i: int, fence: str, edits: list[FileEdit],
-                 failures: list[EditFailure]) -> int:
+def _read_fenced(
+    lines: list[str], i: int, fence: str, edits: list[FileEdit], failures: list[EditFailure]
+) -> int:
     """A fenced block preceded by its path is a whole file, unless it holds other edits."""
     path = _path_before(lines, i) or clean_path(_FENCE.match(lines[i]).group(2))  # type: ignore[union-attr]
     j = i + 1
     body: list[str] = []
     while j < len(lines) and not lines[j].strip().startswith(fence[0] * len(fence)):
-        if _SEARCH.match(lines[j]) or (lines[j].startswith("--- ") and j + 1 < len(lines)
-                                       and lines[j + 1].startswith("+++ ")):
+        if _SEARCH.match(lines[j]) or (
+            lines[j].startswith("--- ") and j + 1 < len(lines) and lines[j + 1].startswith("+++ ")
+        ):
             return i + 1  # the fence wraps SEARCH/REPLACE or a diff: read those instead
         body.append(lines[j])
         j += 1

@@ -76,7 +76,9 @@ def check_path(root: Path, rel: str, deny: Sequence[str] = DEFAULT_DENY) -> Path
         if current.is_symlink():
             target = current.resolve()
             if not target.is_relative_to(root_r):
-                raise UnsafePath(f"refused path {rel!r}: symlink {part!r} leads outside the workspace")
+                raise UnsafePath(
+                    f"refused path {rel!r}: symlink {part!r} leads outside the workspace"
+                )
     full = (root_r / pure).resolve()
     if not full.is_relative_to(root_r):
         raise UnsafePath(f"refused path {rel!r}: resolves outside the workspace")

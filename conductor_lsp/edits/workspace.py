@@ -119,8 +119,9 @@ def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:
             for d in reversed(missing):
                 d.mkdir()
                 made_dirs.append(d)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".conductor-tmp",
-                                       dir=path.parent)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{path.name}.", suffix=".conductor-tmp", dir=path.parent
+            )
             temps[path] = tmp
             with os.fdopen(fd, "wb") as f:
                 f.write(data)

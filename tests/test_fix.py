@@ -1,0 +1,203 @@
+"""`conductor-lsp fix` end to end: real git repos, real pytest, scripted stand-in workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import git
+import pytest
+from standin import Behaviour, StandIn
+
+PY = sys.executable
+BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+TESTS = (
+    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_mul():\n    assert mul(2, 3) == 6\n"
+)
+GOOD = "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
+WORSE = "calc.py\n<<<<<<< SEARCH\n    return a * b\n=======\n    return a ** b\n>>>>>>> REPLACE\n"
+
+
+def sr(path: str, search: str, replace: str) -> str:
+    return f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, standin: StandIn) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    r = git.Repo.init(root)
+    with r.config_writer() as c:
+        c.set_value("user", "name", "Test")
+        c.set_value("user", "email", "test@example.com")
+    (root / "calc.py").write_text(BUGGY)
+    (root / "conftest.py").write_text("")
+    (root / "test_calc.py").write_text(TESTS)
+    (root / ".gitignore").write_text(".conductor/\n")
+    r.index.add(["calc.py", "conftest.py", "test_calc.py", ".gitignore"])
+    r.index.commit("init")
+    (root / "conductor.toml").write_text(
+        f'[conductor]\nbackend = "static"\nmax_steps = 1\n'
+        f'[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n'
+        f'base_url = "{standin.url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
+        f'[test]\ncommand = "{PY} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n'
+    )
+    return root
+
+
+def fix(root: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(root), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_fix_turns_a_buggy_repo_green(repo: Path, standin: StandIn) -> None:
+    standin.push(Behaviour(text="Some analysis without edits."), Behaviour(text=GOOD))
+    out = fix(repo)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert (repo / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")
+    assert "outcome: green" in out.stdout and "tests: 1 failing -> passed" in out.stdout
+    assert "-    return a - b" in out.stdout and "+    return a + b" in out.stdout  # the diff
+    assert "refs/conductor/checkpoints/" in out.stdout and "coder" in out.stdout
+    # The second round told the conductor and workers what happened in the first.
+    assert "No edit was applied" in standin.seen[1].prompt()
+    assert "test_add" in standin.seen[0].prompt() and "return a - b" in standin.seen[0].prompt()
+
+
+def test_hostile_edits_are_refused_and_nothing_is_written(
+    repo: Path, standin: StandIn, tmp_path: Path
+) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "victim.py").write_text("SAFE = True\n")
+    (repo / "escape").symlink_to(tmp_path / "outside")
+    hooks = sorted(p.name for p in (repo / ".git" / "hooks").iterdir())
+    standin.push(
+        Behaviour(text=GOOD + sr("../outside/victim.py", "SAFE = True\n", "SAFE = False\n")),
+        Behaviour(
+            text=GOOD
+            + sr(".git/hooks/pre-commit", "", "#!/bin/sh\necho pwned\n")
+            + sr("escape/victim.py", "SAFE = True\n", "SAFE = False\n")
+        ),
+    )
+    out = fix(repo, "--max-iterations", "3")
+    assert out.returncode == 1
+    assert "refused path '../outside/victim.py'" in out.stdout
+    assert "refused path '.git/hooks/pre-commit'" in out.stdout
+    assert "no applicable edit twice in a row" in out.stdout
+    assert (tmp_path / "outside" / "victim.py").read_text() == "SAFE = True\n"
+    assert sorted(p.name for p in (repo / ".git" / "hooks").iterdir()) == hooks
+    assert (repo / "calc.py").read_text() == BUGGY  # the good edit beside them was not applied
+
+
+def test_ambiguous_edit_is_refused_with_a_hint(repo: Path, standin: StandIn) -> None:
+    (repo / "calc.py").write_text(BUGGY + "\n\ndef sub(a, b):\n    return a - b\n")
+    standin.push(Behaviour(text=GOOD), Behaviour(text=GOOD))
+    out = fix(repo, "--max-iterations", "2")
+    assert out.returncode == 1
+    assert "occurs 2 times" in out.stdout
+    assert "occurs 2 times" in standin.seen[1].prompt()  # the error went to the next round
+
+
+def test_hung_tests_are_killed_on_time(repo: Path, standin: StandIn) -> None:
+    (repo / "test_hang.py").write_text("import time\n\n\ndef test_hang():\n    time.sleep(300)\n")
+    cfg = (repo / "conductor.toml").read_text().replace("timeout = 60", "timeout = 2")
+    (repo / "conductor.toml").write_text(cfg)
+    standin.push(Behaviour(text="nothing useful"), Behaviour(text="still nothing"))
+    t0 = time.monotonic()
+    out = fix(repo, "--max-iterations", "2")
+    assert out.returncode == 1
+    assert time.monotonic() - t0 < 60
+    assert "TIMED OUT after 2s" in standin.seen[0].prompt()
+
+
+def test_user_work_survives_a_run_that_ends_worse(repo: Path, standin: StandIn) -> None:
+    r = git.Repo(repo)
+    (repo / "calc.py").write_text(BUGGY + "# my uncommitted note\n")
+    (repo / "scratch.txt").write_text("untracked thoughts\n")
+    (repo / "test_calc.py").write_text(TESTS + "\n# staged change\n")
+    r.index.add(["test_calc.py"])
+    staged = r.git.diff("--cached")
+    standin.push(Behaviour(text=WORSE), Behaviour(text="no edits here"), Behaviour(text="nor here"))
+    out = fix(repo, "--max-iterations", "3")
+    assert out.returncode == 1
+    assert "restored" in out.stdout
+    assert (repo / "calc.py").read_text() == BUGGY + "# my uncommitted note\n"
+    assert (repo / "scratch.txt").read_text() == "untracked thoughts\n"
+    assert r.git.diff("--cached") == staged and r.head.commit.message == "init"
+
+
+def test_same_edit_twice_is_stuck(repo: Path, standin: StandIn) -> None:
+    half = sr("calc.py", "def mul(a, b):\n", "def mul(a, b):  # noted\n")
+    standin.push(Behaviour(text=half), Behaviour(text=half))
+    out = fix(repo, "--max-iterations", "4")
+    assert out.returncode == 1
+    assert "the same" in out.stdout
+
+
+def test_kill_9_mid_loop_then_undo(repo: Path, standin: StandIn) -> None:
+    (repo / "calc.py").write_text(BUGGY + "# uncommitted work\n")
+    (repo / "mine.txt").write_text("untracked\n")
+    nudge = sr("calc.py", "    return a - b\n", "    return a - b + 1\n")  # new failure text
+    standin.push(Behaviour(text=nudge), Behaviour("slow", delay=60, text="too late"))
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(repo)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(standin.seen) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(standin.seen) == 2, "the loop never reached its second round"
+        assert "a - b + 1" in (repo / "calc.py").read_text()  # the job changed the file
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    undo = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "undo", str(repo)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert undo.returncode == 0, undo.stderr
+    assert (repo / "calc.py").read_text() == BUGGY + "# uncommitted work\n"
+    assert (repo / "mine.txt").read_text() == "untracked\n"
+    listing = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "undo", str(repo), "--list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "before fix" in listing.stdout and "before undo" in listing.stdout
+
+
+def test_budget_usd_stops_the_loop(repo: Path, standin: StandIn) -> None:
+    standin.push(Behaviour(text="thinking"), Behaviour(text=GOOD))
+    out = fix(repo, "--budget-usd", "0.0000001")
+    assert out.returncode == 1
+    assert "cost budget spent" in out.stdout
+    assert len(standin.seen) == 1
+
+
+def test_trace_records_each_round(repo: Path, standin: StandIn) -> None:
+    standin.push(Behaviour(text=GOOD))
+    assert fix(repo).returncode == 0
+    traces = list((repo / ".conductor" / "traces").glob("*.jsonl"))
+    assert len(traces) == 1
+    kinds = [json.loads(line)["type"] for line in traces[0].read_text().splitlines()]
+    assert kinds == ["task", "plan", "request", "response", "done"]

@@ -1,0 +1,83 @@
+"""The test runner: real subprocesses, process groups, timeouts, structured failures."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from conductor_lsp.testrun import UNKNOWN_FAILURES, clip, run_tests
+
+PY = sys.executable
+
+
+def write_suite(root: Path) -> None:
+    (root / "conftest.py").write_text("")
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"
+        "class TestMore:\n    def test_zero(self):\n        assert add(0, 0) == 0\n\n"
+        "    def test_neg(self):\n        assert add(-1, -1) == -2\n"
+    )
+
+
+async def test_pytest_failures_are_structured(tmp_path: Path) -> None:
+    write_suite(tmp_path)
+    run = await run_tests(f"{PY} -m pytest -q -p no:cacheprovider", tmp_path, 120)
+    assert not run.passed and run.structured
+    assert {f.test_id for f in run.failures} == {
+        "test_calc.py::test_add",
+        "test_calc.py::TestMore::test_neg",
+    }
+    add = next(f for f in run.failures if f.test_id.endswith("test_add"))
+    assert add.file == "test_calc.py" and add.line == 5 and "assert 0 == 4" in add.message
+    assert run.failing == 2
+
+
+async def test_select_reruns_only_the_named_tests(tmp_path: Path) -> None:
+    write_suite(tmp_path)
+    run = await run_tests(
+        f"{PY} -m pytest -q -p no:cacheprovider",
+        tmp_path,
+        120,
+        select=["test_calc.py::TestMore::test_zero"],
+    )
+    assert run.passed and "1 passed" in run.output
+
+
+async def test_hung_tests_are_killed_with_their_children(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    script = (
+        "import subprocess, sys, time, pathlib;"
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']);"
+        f"pathlib.Path({str(pidfile)!r}).write_text(str(p.pid));"
+        "time.sleep(120)"
+    )
+    (tmp_path / "hang.py").write_text(script)
+    t0 = time.monotonic()
+    run = await run_tests(f"{PY} hang.py", tmp_path, 1.5)
+    assert run.timed_out and not run.passed and run.failing == UNKNOWN_FAILURES
+    assert time.monotonic() - t0 < 30
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the grandchild survived the timeout")
+    assert "TIMED OUT" in run.summary()
+
+
+async def test_missing_command(tmp_path: Path) -> None:
+    run = await run_tests("definitely-not-a-command-xyz", tmp_path, 5)
+    assert not run.passed and "cannot start" in run.output
+
+
+def test_clip_keeps_head_and_tail() -> None:
+    text = "H" * 5000 + "M" * 50_000 + "T" * 13_000
+    out = clip(text)
+    assert out.startswith("H" * 4000) and out.endswith("T" * 12_000) and "characters cut" in out
+    assert clip("short") == "short"
