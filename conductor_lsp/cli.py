@@ -52,6 +52,9 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--budget-usd", type=float, help="most dollars for the whole loop")
     f.add_argument("--instruction", help="what to do besides making the tests pass")
     f.add_argument("--config", type=Path, help="config file")
+    s = sub.add_parser("serve", help="run the language server (stdio)")
+    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    s.add_argument("--log-file", help="also log to this file")
     u = sub.add_parser("undo", help="restore the last checkpoint")
     u.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
     u.add_argument("--list", action="store_true", help="list checkpoints, newest first")
@@ -162,6 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(stderr=False, highlight=False)
     err = Console(stderr=True)
     try:
+        if args.command == "serve":
+            from .server import serve
+
+            serve(args.tcp, args.log_file)
+            return 0
         root = (getattr(args, "path", None) or getattr(args, "root", None) or Path.cwd()).resolve()
         if args.command == "undo":
             return _undo(root, args, console)

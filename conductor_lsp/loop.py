@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -149,6 +150,8 @@ class FixLoop:
         self.deny = deny if deny is not None else cfg.edits.all_deny()
         self.threshold = threshold if threshold is not None else cfg.edits.fuzzy_threshold
         self.meter = Meter(cfg.budget)
+        #: Called with every test run (the server turns failures into diagnostics).
+        self.on_tests: Callable[[TestRun], None] = lambda run: None
 
     def note(self, iteration: int, message: str) -> None:
         self.on_event(LoopNote(iteration, message))
@@ -160,8 +163,11 @@ class FixLoop:
             ids = [f.test_id for f in previous.failures]
             first = await run_tests(self.command, self.root, timeout, select=ids)
             if not first.passed:
+                self.on_tests(first)
                 return first
-        return await run_tests(self.command, self.root, timeout)
+        run = await run_tests(self.command, self.root, timeout)
+        self.on_tests(run)
+        return run
 
     async def run(self) -> FixReport:
         started = time.monotonic()

@@ -1,0 +1,93 @@
+"""Code actions: built from the request alone, so they answer in microseconds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+FIX = "conductor.fix"
+REWRITE = "conductor.rewrite"
+FIX_TESTS = "conductor.fixTests"
+CANCEL = "conductor.cancel"
+UNDO = "conductor.undo"
+SHOW_PLAN = "conductor.showPlan"
+COMMANDS = (FIX, REWRITE, FIX_TESTS, CANCEL, UNDO, SHOW_PLAN)
+KINDS = [
+    types.CodeActionKind.QuickFix,
+    types.CodeActionKind.RefactorRewrite,
+    types.CodeActionKind.SourceFixAll,
+]
+
+
+def _wanted(only: list[str] | None, kind: str) -> bool:
+    return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def _range_json(r: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
+def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    only = [str(k) for k in params.context.only] if params.context.only else None
+    out: list[types.CodeAction] = []
+    diags = [d for d in params.context.diagnostics if d.source != "conductor"] or list(
+        params.context.diagnostics
+    )
+    if diags and _wanted(only, types.CodeActionKind.QuickFix):
+        for d in diags[:5]:
+            args = {
+                "uri": uri,
+                "range": _range_json(d.range),
+                "diagnostics": [
+                    {
+                        "message": d.message,
+                        "line": d.range.start.line,
+                        "source": d.source or "",
+                        "code": str(d.code or ""),
+                    }
+                ],
+            }
+            out.append(
+                types.CodeAction(
+                    title="Conductor: fix this problem",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[d],
+                    command=types.Command(
+                        title="Conductor: fix this problem", command=FIX, arguments=[args]
+                    ),
+                )
+            )
+    r = params.range
+    if (r.start.line, r.start.character) != (r.end.line, r.end.character) and _wanted(
+        only, types.CodeActionKind.RefactorRewrite
+    ):
+        args = {"uri": uri, "range": _range_json(r)}
+        out.append(
+            types.CodeAction(
+                title="Conductor: implement / rewrite selection",
+                kind=types.CodeActionKind.RefactorRewrite,
+                command=types.Command(
+                    title="Conductor: implement / rewrite selection",
+                    command=REWRITE,
+                    arguments=[args],
+                ),
+            )
+        )
+    if _wanted(only, types.CodeActionKind.SourceFixAll):
+        out.append(
+            types.CodeAction(
+                title="Conductor: make the tests pass",
+                kind=types.CodeActionKind.SourceFixAll,
+                command=types.Command(
+                    title="Conductor: make the tests pass",
+                    command=FIX_TESTS,
+                    arguments=[{"uri": uri}],
+                ),
+            )
+        )
+    return out

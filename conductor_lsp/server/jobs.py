@@ -1,0 +1,194 @@
+"""Background jobs of the server: tasks, progress, cancel, and which files each holds.
+
+The editor never waits on a model: a command starts a job and returns its id.
+Two jobs never edit the same file at once: a job claims its files up front, and
+a job over the whole workspace (the fix loop) claims everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..engine import Engine, JobResult
+from ..events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+WHOLE_WORKSPACE = Path("/")  # the claim of a job that may touch any file
+
+
+class Progress:
+    """Work-done progress when the client supports it, log lines otherwise."""
+
+    def __init__(self, ls: LanguageServer, token: str | None) -> None:
+        self.ls = ls
+        self.token = token
+
+    @classmethod
+    async def create(cls, ls: LanguageServer, job_id: str) -> Progress:
+        window = ls.client_capabilities.window
+        if not (window and window.work_done_progress):
+            return cls(ls, None)
+        token = f"conductor-{job_id}"
+        try:
+            await asyncio.wait_for(ls.work_done_progress.create_async(token), 5)
+        except Exception:
+            return cls(ls, None)
+        return cls(ls, token)
+
+    def begin(self, title: str, message: str = "") -> None:
+        if self.token:
+            self.ls.work_done_progress.begin(
+                self.token,
+                types.WorkDoneProgressBegin(
+                    title=title, message=message or None, cancellable=True, percentage=0
+                ),
+            )
+
+    def report(self, message: str, percentage: int | None = None) -> None:
+        if self.token:
+            self.ls.work_done_progress.report(
+                self.token,
+                types.WorkDoneProgressReport(
+                    message=message, percentage=percentage, cancellable=True
+                ),
+            )
+        self.ls.window_log_message(types.LogMessageParams(types.MessageType.Log, message))
+
+    def end(self, message: str) -> None:
+        if self.token:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+        self.ls.window_log_message(types.LogMessageParams(types.MessageType.Info, message))
+
+
+@dataclass
+class ServerJob:
+    id: str
+    kind: str
+    title: str
+    claims: frozenset[Path]
+    progress: Progress | None = None
+    task: asyncio.Task[None] | None = None
+    engines: list[Engine] = field(default_factory=list)
+    result: JobResult | None = None
+    outcome: str = "running"
+    message: str = ""
+    report: str = ""
+    undo: dict[str, tuple[str, str]] = field(default_factory=dict)
+    checkpoint_ref: str = ""
+    started: float = field(default_factory=time.monotonic)
+    steps_total: int = 0
+    steps_done: int = 0
+    cancelled: bool = False
+
+    def on_event(self, event: Event) -> None:
+        """Engine and loop events as progress reports (worker, role, tokens, cost)."""
+        if self.progress is None:
+            return
+        if isinstance(event, PlanReady):
+            self.steps_total = len(event.plan.steps)
+            self.progress.report(f"plan: {self.steps_total} steps ({event.plan.source})", 5)
+        elif isinstance(event, StepStarted):
+            self.progress.report(
+                f"step {event.index}: {event.step.worker} ({event.step.role})...", self._pct()
+            )
+        elif isinstance(event, StepFinished):
+            self.steps_done += 1
+            state = event.error or event.skipped
+            msg = (
+                (
+                    f"step {event.index}: {event.step.worker} ({event.step.role}) "
+                    f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens, "
+                    f"${event.total_cost:.4f} so far"
+                )
+                if not state
+                else f"step {event.index}: {state}"
+            )
+            self.progress.report(msg, self._pct())
+        elif isinstance(event, LoopNote):
+            self.progress.report(f"[{event.iteration}] {event.message}")
+        elif isinstance(event, JobDone):
+            self.result = event.result
+
+    def _pct(self) -> int:
+        return min(95, 5 + int(90 * self.steps_done / max(1, self.steps_total)))
+
+
+class JobManager:
+    def __init__(self) -> None:
+        self.jobs: dict[str, ServerJob] = {}
+        self._ids = itertools.count(1)
+        self.by_request: dict[Any, str] = {}
+        self.last: ServerJob | None = None
+
+    def running(self) -> list[ServerJob]:
+        return [j for j in self.jobs.values() if j.task is not None and not j.task.done()]
+
+    def conflict(self, claims: frozenset[Path]) -> ServerJob | None:
+        for job in self.running():
+            if WHOLE_WORKSPACE in claims or WHOLE_WORKSPACE in job.claims or claims & job.claims:
+                return job
+        return None
+
+    def holder(self, path: Path, me: ServerJob) -> str:
+        """Why ``me`` may not edit ``path`` ('' if it may)."""
+        for job in self.running():
+            if job is not me and (path in job.claims or WHOLE_WORKSPACE in job.claims):
+                return f"{path.name} is being edited by job {job.id} ({job.title})"
+        return ""
+
+    def start(
+        self,
+        kind: str,
+        title: str,
+        claims: frozenset[Path],
+        body: Callable[[ServerJob], Awaitable[None]],
+        request_id: Any = None,
+    ) -> ServerJob:
+        job = ServerJob(str(next(self._ids)), kind, title, claims)
+        self.jobs[job.id] = job
+        self.last = job
+        if request_id is not None:
+            self.by_request[request_id] = job.id
+        job.task = asyncio.get_running_loop().create_task(self._run(job, body))
+        return job
+
+    async def _run(self, job: ServerJob, body: Callable[[ServerJob], Awaitable[None]]) -> None:
+        try:
+            await body(job)
+        except asyncio.CancelledError:
+            job.outcome, job.message = "cancelled", "cancelled"
+            if job.progress:
+                job.progress.end(f"{job.title}: cancelled")
+
+    def cancel(self, job_id: str | None = None) -> list[str]:
+        """Cancel one job (or all); returns the ids cancelled."""
+        done = []
+        for job in self.running():
+            if job_id is None or job.id == job_id:
+                job.cancelled = True
+                for engine in job.engines:
+                    engine.cancel("cancelled by user")
+                if job.task is not None:
+                    job.task.cancel()
+                done.append(job.id)
+        return done
+
+    def cancel_token(self, token: Any) -> None:
+        for job in self.running():
+            if job.progress and job.progress.token == token:
+                self.cancel(job.id)
+
+    def cancel_request(self, msg_id: Any) -> None:
+        job_id = self.by_request.get(msg_id)
+        if job_id:
+            self.cancel(job_id)

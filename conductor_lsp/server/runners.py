@@ -1,0 +1,292 @@
+"""What each server job does. Handlers only start these; they run as tasks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .. import checkpoint as cp
+from ..edits.paths import check_path
+from ..edits.workspace import read_text
+from ..errors import ConductorError, EditError
+from ..loop import DEFAULT_INSTRUCTION, FixLoop
+from ..task import FileContext, Task
+from ..testrun import TestRun
+from .editor_edits import apply_output, open_documents, replace_buffers
+from .jobs import Progress, ServerJob
+from .positions import offset_at
+from .report import job_report
+
+if TYPE_CHECKING:
+    from .app import ConductorServer
+
+_COMMENT = re.compile(r"^\s*(#|//|--|/\*|\*)\s?(.*?)\s*(\*/)?$")
+
+
+def instruction_from_selection(text: str) -> str:
+    """The comment lines at the top of a selection, read as the instruction."""
+    lines = []
+    for line in text.splitlines():
+        m = _COMMENT.match(line)
+        if not m:
+            break
+        if m.group(2):
+            lines.append(m.group(2))
+    return " ".join(lines)
+
+
+async def edit_job(
+    ls: ConductorServer,
+    job: ServerJob,
+    uri: str,
+    rng: types.Range | None,
+    instruction: str,
+    diagnostics: list[str],
+) -> None:
+    """conductor.fix and conductor.rewrite: one plan, edits through the editor."""
+    job.progress = await Progress.create(ls, job.id)
+    job.progress.begin(job.title, "planning")
+    config, settings = ls.current_config()
+    session = ls.session()
+    doc = ls.workspace.get_text_document(uri)
+    root = config.root
+    try:
+        path = Path(doc.path).resolve()
+        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
+        if not rel:
+            raise EditError(f"{doc.path} is outside the workspace {root}")
+        check_path(root, rel, config.edits.all_deny())
+    except (EditError, ValueError) as e:
+        finish(ls, job, "refused", str(e), error=True)
+        return
+    text = doc.source
+    selection = None
+    if rng is not None:
+        enc = str(ls.workspace.position_encoding or "utf-16")
+        a, b = offset_at(text, rng.start, enc), offset_at(text, rng.end, enc)
+        selection = (rng.start.line + 1, rng.end.line + 1)
+        if job.kind == "rewrite":
+            chosen = text[a:b]
+            instruction = (
+                instruction
+                or instruction_from_selection(chosen)
+                or ("Implement or rewrite the selected code.")
+            )
+            instruction += (
+                f"\n\nThe selection (lines {selection[0]}-{selection[1]}):\n```\n{chosen}\n```"
+            )
+    task = Task(
+        instruction, files=(FileContext(rel, text, selection),), diagnostics=tuple(diagnostics)
+    )
+    result = await session.run(task, on_event=job.on_event, engine_ref=job.engines)
+    job.result = result
+    if result.outcome != "done":
+        job.report = job_report(job.title, result, [], "")
+        finish(
+            ls,
+            job,
+            result.outcome,
+            f"{job.title}: {result.outcome} ({result.reason})",
+            error=result.outcome == "failed",
+        )
+        return
+    job.progress.report("applying edits", 97)
+    applied = await apply_output(
+        ls,
+        root,
+        result.output,
+        deny=config.edits.all_deny(),
+        threshold=config.edits.fuzzy_threshold,
+        label=job.title,
+        preview=settings.preview,
+        blocked=lambda p: ls.jobs.holder(p, job),
+    )
+    job.undo = applied.undo
+    job.report = job_report(job.title, result, applied.paths, applied.errors)
+    if applied.errors and not applied.paths:
+        finish(
+            ls,
+            job,
+            "failed",
+            f"{job.title}: no edit applied: {applied.errors.splitlines()[0]}",
+            error=True,
+        )
+    elif applied.errors:
+        finish(ls, job, "failed", f"{job.title}: {applied.errors.strip()}", error=True)
+    else:
+        finish(
+            ls,
+            job,
+            "done",
+            f"{job.title}: edited {', '.join(applied.paths)} "
+            f"(${result.cost:.4f}, {result.seconds:.1f}s)",
+        )
+
+
+def dirty_buffers(ls: ConductorServer, root: Path) -> list[str]:
+    """Open buffers whose text differs from the file on disk (unsaved work)."""
+    out = []
+    for path, doc in open_documents(ls).items():
+        if not path.is_relative_to(root):
+            continue
+        try:
+            disk = read_text(path)
+        except EditError:
+            continue
+        if disk is None or disk.text != doc.source:
+            out.append(path.relative_to(root).as_posix())
+    return out
+
+
+async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -> None:
+    """The fix-and-test loop on disk, refused while buffers hold unsaved changes, so the
+    tests run on exactly what the user sees; open buffers are refreshed afterwards."""
+    job.progress = await Progress.create(ls, job.id)
+    config, _ = ls.current_config()
+    root = config.root
+    dirty = dirty_buffers(ls, root)
+    if dirty:
+        finish(
+            ls,
+            job,
+            "refused",
+            "Conductor: save these files first, so the tests run on what "
+            f"you see: {', '.join(sorted(dirty))}",
+            error=True,
+        )
+        return
+    job.progress.begin(job.title, "running the tests")
+    before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
+    loop = FixLoop(
+        ls.session(), instruction=instruction or DEFAULT_INSTRUCTION, on_event=job.on_event
+    )
+    loop.on_tests = lambda run: publish_test_diagnostics(ls, root, run)
+    try:
+        report = await loop.run()
+    except ConductorError as e:
+        finish(ls, job, "failed", f"{job.title}: {e}", error=True)
+        return
+    finally:
+        await sync_buffers(ls, before, job.title)
+    job.checkpoint_ref = report.checkpoint.ref
+    last = report.iterations[-1].job if report.iterations else None
+    if last is not None:
+        job.report = job_report(
+            job.title, last, sorted({p for it in report.iterations for p in it.applied}), ""
+        )
+    end = "passed" if report.end.passed else f"{report.end.failing} failing"
+    finish(
+        ls,
+        job,
+        report.outcome,
+        f"{job.title}: {report.outcome}, tests {end}"
+        + (f" ({report.reason})" if report.reason else ""),
+        error=not report.end.passed,
+    )
+
+
+async def sync_buffers(ls: ConductorServer, before: dict[Path, str], label: str) -> None:
+    """Bring open, unmodified buffers in line with files changed on disk."""
+    texts = {}
+    for path, old in before.items():
+        try:
+            disk = read_text(path)
+        except EditError:
+            continue
+        if disk is not None and disk.text != old:
+            texts[path] = (old, disk.text)
+    skipped = await replace_buffers(ls, texts, label)
+    if skipped:
+        ls.show(
+            f"Conductor: not refreshed (changed while the tests ran): {', '.join(skipped)}",
+            types.MessageType.Warning,
+        )
+
+
+def publish_test_diagnostics(ls: ConductorServer, root: Path, run: TestRun) -> None:
+    """Failing tests as diagnostics at their failing line; cleared when green."""
+    by_uri: dict[str, list[types.Diagnostic]] = {}
+    for f in run.failures:
+        if not f.file:
+            continue
+        path = (root / f.file).resolve()
+        if not path.is_relative_to(root):
+            continue
+        line = max(f.line - 1, 0)
+        by_uri.setdefault(path.as_uri(), []).append(
+            types.Diagnostic(
+                range=types.Range(types.Position(line, 0), types.Position(line, 10_000)),
+                message=f"{f.test_id}: {f.message.splitlines()[0] if f.message else 'failed'}",
+                severity=types.DiagnosticSeverity.Error,
+                source="conductor",
+            )
+        )
+    for uri in ls.diagnostic_uris - set(by_uri):
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+    for uri, diags in by_uri.items():
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diags)
+        )
+    ls.diagnostic_uris = set(by_uri)
+
+
+async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None) -> None:
+    """Undo the last edit job through the editor, or restore the fix loop's checkpoint."""
+    job.progress = await Progress.create(ls, job.id)
+    job.progress.begin(job.title)
+    if target is None:
+        finish(ls, job, "failed", "Conductor: nothing to undo", error=True)
+        return
+    if target.checkpoint_ref:
+        config, _ = ls.current_config()
+        points = [p for p in cp.list_checkpoints(config.root) if p.ref == target.checkpoint_ref]
+        if not points:
+            finish(ls, job, "failed", f"checkpoint {target.checkpoint_ref} is gone", error=True)
+            return
+        before = {p: d.source for p, d in open_documents(ls).items()}
+        cp.restore(config.root, points[0])
+        await sync_buffers(ls, before, job.title)
+        finish(ls, job, "done", f"Conductor: restored {points[0].ref}")
+        return
+    docs = {d.uri: d for d in open_documents(ls).values()}
+    changed = [
+        uri for uri, (_, new) in target.undo.items() if uri in docs and docs[uri].source != new
+    ]
+    if changed or not target.undo:
+        finish(
+            ls,
+            job,
+            "failed",
+            "Conductor: the files changed since; use the editor's undo",
+            error=True,
+        )
+        return
+    texts = {Path(docs[uri].path).resolve(): (new, old) for uri, (old, new) in target.undo.items()}
+    await replace_buffers(ls, texts, job.title)
+    target.undo = {}
+    finish(ls, job, "done", f"Conductor: undid job {target.id}")
+
+
+def finish(
+    ls: ConductorServer, job: ServerJob, outcome: str, message: str, *, error: bool = False
+) -> None:
+    job.outcome, job.message = outcome, message
+    if job.progress is not None:
+        job.progress.end(message)
+    if error:
+        ls.show(
+            message, types.MessageType.Error if outcome == "failed" else types.MessageType.Warning
+        )
+
+
+def as_dict(value: Any, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{what}: expected an object, got {type(value).__name__}")
+    return value

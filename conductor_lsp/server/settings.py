@@ -1,0 +1,82 @@
+"""Editor settings: the same keys as conductor.toml, plus a few that only the server has.
+
+Merge order (later wins): workspace files (pyproject.toml, conductor.toml),
+``initializationOptions``, ``workspace/configuration`` (section ``conductor``),
+then each ``workspace/didChangeConfiguration``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, load_config
+from ..errors import ConfigError
+
+SERVER_KEYS = ("preview", "logFile", "configFile")
+
+
+@dataclass
+class ServerSettings:
+    preview: bool = False
+    """Ask the user to confirm each edit (ChangeAnnotation.needsConfirmation)."""
+    log_file: str = ""
+    config_file: str = ""
+
+
+def split(data: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(config keys, server keys) of one settings object; bad shapes are ConfigError."""
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: settings must be an object, got {type(data).__name__}")
+    if (
+        "conductor" in data
+        and isinstance(data["conductor"], dict)
+        and any(k in data["conductor"] for k in ("conductor", "workers", "budget", "preview"))
+    ):
+        data = data["conductor"]  # settings nested under the section name
+    server = {k: data[k] for k in SERVER_KEYS if k in data}
+    config = {k: v for k, v in data.items() if k not in SERVER_KEYS}
+    return config, server
+
+
+class SettingsStack:
+    """The layers from the editor, kept so a change to one rebuilds the whole."""
+
+    def __init__(self) -> None:
+        self.layers: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+
+    def set_layer(self, name: str, data: Any) -> None:
+        config, server = split(data, name)
+        self.layers = [layer for layer in self.layers if layer[0] != name]
+        self.layers.append((name, config, server))
+
+    def build(self, root: Path) -> tuple[Config, ServerSettings]:
+        server = ServerSettings()
+        for _, _, s in self.layers:
+            if "preview" in s:
+                if not isinstance(s["preview"], bool):
+                    raise ConfigError("preview must be true or false")
+                server.preview = s["preview"]
+            if "logFile" in s:
+                server.log_file = str(s["logFile"])
+            if "configFile" in s:
+                server.config_file = str(s["configFile"])
+        cfg_file = Path(server.config_file) if server.config_file else None
+        merged: dict[str, Any] = {}
+        for _, config, _ in self.layers:
+            _deep_merge(merged, config)
+        return load_config(root, cfg_file, merged or None), server
+
+
+def _deep_merge(into: dict[str, Any], more: dict[str, Any]) -> None:
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _deep_merge(into[key], value)
+        else:
+            into[key] = value
+
+
+__all__ = ["Config", "ServerSettings", "SettingsStack"]
