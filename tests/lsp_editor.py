@@ -1,0 +1,156 @@
+"""A scripted editor on top of pytest-lsp's client: keeps buffers, applies
+workspace/applyEdit the way VS Code or Neovim would, and sends didChange back."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, Union
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import make_test_lsp_client
+
+from conductor_lsp.server.positions import apply_text_edits
+
+SERVER = [sys.executable, "-m", "conductor_lsp.cli", "serve"]
+
+
+class Editor:
+    def __init__(self, client: LanguageClient, *, drops_stale: bool = False) -> None:
+        self.client = client
+        self.docs: dict[str, list[Any]] = {}  # uri -> [version, text]
+        self.drops_stale = drops_stale  # Neovim: drop stale edits yet answer applied=true
+        self.edits: list[types.WorkspaceEdit] = []
+        self.before_apply: Any = None  # a hook: the user types while an edit is in flight
+        self.refuse = False
+
+    def open(self, path: Path) -> str:
+        uri = path.as_uri()
+        text = path.read_text()
+        self.docs[uri] = [1, text]
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+            )
+        )
+        return uri
+
+    def type(self, uri: str, text: str) -> None:
+        version = self.docs[uri][0] + 1
+        self.docs[uri] = [version, text]
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def text(self, uri: str) -> str:
+        return str(self.docs[uri][1])
+
+    def apply(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        edit = params.edit
+        self.edits.append(edit)
+        if self.refuse:
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="user said no")
+        if self.before_apply:
+            hook, self.before_apply = self.before_apply, None
+            hook()
+        for change in edit.document_changes or []:
+            if isinstance(change, types.CreateFile):
+                self.docs.setdefault(change.uri, [0, ""])
+                continue
+            if not isinstance(change, types.TextDocumentEdit):
+                continue
+            uri = change.text_document.uri
+            version, text = self.docs.setdefault(uri, [0, ""])
+            wanted = change.text_document.version
+            if wanted is not None and wanted != version:
+                if self.drops_stale:
+                    continue
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason="stale version")
+            self._set(uri, apply_text_edits(text, list(change.edits)))  # type: ignore[arg-type]
+        for uri, edits in (edit.changes or {}).items():
+            _, text = self.docs.setdefault(uri, [0, ""])
+            self._set(uri, apply_text_edits(text, list(edits)))
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    def _set(self, uri: str, text: str) -> None:
+        if uri in self.docs and self.docs[uri][0] > 0:
+            self.type(uri, text)
+        else:
+            self.docs[uri] = [0, text]
+
+
+def fix_code_action_structuring(client: LanguageClient) -> None:
+    """lsprotocol's client converter reads a CodeAction that carries a command as a Command;
+    tell the two apart by shape instead."""
+    converter = client.protocol._converter
+
+    def structure(obj: Any, _: Any) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), dict) or "kind" in obj or "edit" in obj:
+            return converter.structure(obj, types.CodeAction)  # type: ignore[no-any-return]
+        return converter.structure(obj, types.Command)  # type: ignore[no-any-return]
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)  # type: ignore[arg-type]
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # type: ignore[arg-type]
+
+
+async def start(
+    root: Path,
+    profile: str | None,
+    *,
+    drops_stale: bool = False,
+    init_options: Any = None,
+    configuration: Any = None,
+) -> tuple[LanguageClient, Editor]:
+    client = make_test_lsp_client()
+    fix_code_action_structuring(client)
+    editor = Editor(client, drops_stale=drops_stale)
+    client.feature(types.WORKSPACE_APPLY_EDIT)(lambda ls, p: editor.apply(p))
+    if configuration is not None:
+        client.set_configuration(configuration, section="conductor")
+    await client.start_io(*SERVER, cwd=str(root))
+    caps = client_capabilities(profile) if profile else types.ClientCapabilities()
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+            initialization_options=init_options,
+        )
+    )
+    return client, editor
+
+
+async def run_command(client: LanguageClient, command: str, arg: Any) -> Any:
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[arg])
+    )
+
+
+async def wait_for(predicate: Any, timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def progress(client: LanguageClient, job_id: str) -> list[Any]:
+    return client.progress_reports.get(f"conductor-{job_id}", [])
+
+
+async def job_end(
+    client: LanguageClient, job_id: str, timeout: float = 60.0
+) -> types.WorkDoneProgressEnd:
+    await wait_for(
+        lambda: any(isinstance(p, types.WorkDoneProgressEnd) for p in progress(client, job_id)),
+        timeout,
+        f"job {job_id} to end",
+    )
+    end = progress(client, job_id)[-1]
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    return end
