@@ -95,7 +95,7 @@ def fix_code_action_structuring(client: LanguageClient) -> None:
         return converter.structure(obj, types.Command)  # type: ignore[no-any-return]
 
     converter.register_structure_hook(types.Command | types.CodeAction, structure)  # type: ignore[arg-type]
-    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # type: ignore[arg-type]
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # type: ignore[arg-type]  # noqa: UP007
 
 
 async def start(

@@ -15,6 +15,7 @@ from ..config import Config, load_config
 from ..errors import ConfigError
 
 SERVER_KEYS = ("preview", "logFile", "configFile")
+TOP_KEYS = ("conductor", "workers", "test", "budget", "trace", "edits")
 
 
 @dataclass
@@ -27,16 +28,17 @@ class ServerSettings:
 
 def split(data: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(config keys, server keys) of one settings object; bad shapes are ConfigError."""
-    if data is None:
+    if data is None or data == []:  # an empty Lua table arrives as a JSON list
         return {}, {}
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: settings must be an object, got {type(data).__name__}")
-    if (
-        "conductor" in data
-        and isinstance(data["conductor"], dict)
-        and any(k in data["conductor"] for k in ("conductor", "workers", "budget", "preview"))
-    ):
-        data = data["conductor"]  # settings nested under the section name
+    nested = data.get("conductor")
+    if nested == []:  # an empty section from Lua
+        data = {k: v for k, v in data.items() if k != "conductor"}
+    # {"conductor": {...}} is either the whole settings under their section name or the
+    # [conductor] table; only the former holds top-level keys (workers, budget, ...).
+    if isinstance(nested, dict) and any(k in nested for k in (*TOP_KEYS, *SERVER_KEYS)):
+        data = nested
     server = {k: data[k] for k in SERVER_KEYS if k in data}
     config = {k: v for k, v in data.items() if k not in SERVER_KEYS}
     return config, server

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conductor_lsp.errors import ConfigError
+from conductor_lsp.server.settings import SettingsStack, split
+
+
+@pytest.mark.parametrize(
+    ("data", "config", "server"),
+    [
+        (None, {}, {}),
+        ([], {}, {}),  # an empty Lua table
+        ({"conductor": []}, {}, {}),
+        ({"conductor": {"backend": "static"}}, {"conductor": {"backend": "static"}}, {}),
+        (
+            {"conductor": {"budget": {"max_calls": 3}, "preview": True}},
+            {"budget": {"max_calls": 3}},
+            {"preview": True},
+        ),
+        ({"conductor": {"conductor": {"max_steps": 2}}}, {"conductor": {"max_steps": 2}}, {}),
+        (
+            {"workers": {"a": {"provider": "openai", "model": "m"}}, "logFile": "/tmp/x.log"},
+            {"workers": {"a": {"provider": "openai", "model": "m"}}},
+            {"logFile": "/tmp/x.log"},
+        ),
+    ],
+)
+def test_split_settings(data: object, config: dict[str, object], server: dict[str, object]) -> None:
+    assert split(data, "test") == (config, server)
+
+
+def test_layers_merge_in_order_and_errors_name_keys(tmp_path: Path) -> None:
+    (tmp_path / "conductor.toml").write_text("[budget]\nmax_calls = 5\nmax_cost = 1.0\n")
+    stack = SettingsStack()
+    stack.set_layer("initializationOptions", {"budget": {"max_calls": 7}, "preview": True})
+    stack.set_layer("workspace/configuration", {"budget": {"max_cost": 0.25}})
+    cfg, server = stack.build(tmp_path)
+    assert cfg.budget.max_calls == 7 and cfg.budget.max_cost == 0.25 and server.preview is True
+    stack.set_layer("initializationOptions", {"budget": {"max_calls": 9}})  # replaces the layer
+    cfg, server = stack.build(tmp_path)
+    assert cfg.budget.max_calls == 9 and server.preview is False
+    stack.set_layer("didChangeConfiguration", {"budget": {"max_calls": "lots"}})
+    with pytest.raises(ConfigError, match=r"budget\.max_calls must be int"):
+        stack.build(tmp_path)
+    with pytest.raises(ConfigError, match="settings must be an object"):
+        split("nonsense", "didChangeConfiguration")
