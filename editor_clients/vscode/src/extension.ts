@@ -1,0 +1,127 @@
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+} from "vscode-languageclient/node";
+import { JobProgress, onlyChanged, serverCommand, statusText, toServerSettings } from "./logic";
+
+let client: LanguageClient | undefined;
+const jobs = new Map<string, JobProgress>();
+let status: vscode.StatusBarItem;
+
+function flatSettings(): Record<string, unknown> {
+  const cfg = vscode.workspace.getConfiguration("conductor");
+  const flat: Record<string, unknown> = {};
+  const defaults: Record<string, unknown> = {};
+  const pkg = vscode.extensions.getExtension("conductor-lsp.conductor-lsp")?.packageJSON;
+  const props = pkg?.contributes?.configuration?.properties ?? {};
+  for (const full of Object.keys(props)) {
+    const key = full.replace(/^conductor\./, "");
+    flat[key] = cfg.get(key);
+    defaults[key] = props[full].default;
+  }
+  return onlyChanged(flat, defaults);
+}
+
+function updateStatus(): void {
+  status.text = statusText([...jobs.values()]);
+  status.tooltip = jobs.size ? "Conductor jobs running; click to cancel" : "Conductor is idle";
+  status.command = jobs.size ? "conductor.cancelJobs" : "conductor.showLastPlan";
+}
+
+async function exec(command: string, args: Record<string, unknown> = {}): Promise<void> {
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showErrorMessage("Conductor: the server is not running");
+    return;
+  }
+  const result = await client.sendRequest<{ started?: boolean; reason?: string }>(
+    "workspace/executeCommand", { command, arguments: [args] });
+  if (result && result.started === false && result.reason) {
+    void vscode.window.showWarningMessage(result.reason);
+  }
+}
+
+function here(): Record<string, unknown> | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return undefined;
+  const sel = editor.selection;
+  const diagnostics = vscode.languages
+    .getDiagnostics(editor.document.uri)
+    .filter((d) => d.range.intersection(sel.isEmpty ? editor.document.lineAt(sel.active.line).range : sel))
+    .map((d) => ({ message: d.message, line: d.range.start.line, source: d.source ?? "" }));
+  return {
+    uri: editor.document.uri.toString(),
+    range: {
+      start: { line: sel.start.line, character: sel.start.character },
+      end: { line: sel.end.line, character: sel.end.character },
+    },
+    diagnostics,
+  };
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const { command, args } = serverCommand(
+    vscode.workspace.getConfiguration("conductor").get("server.command"));
+  const serverOptions: ServerOptions = { command, args };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: "file" }],
+    initializationOptions: toServerSettings(flatSettings()),
+    synchronize: { configurationSection: "conductor" },
+    middleware: {
+      workspace: {
+        configuration: (params, token, next) =>
+          params.items.map((item) => (item.section === "conductor" ? toServerSettings(flatSettings()) : null)),
+      },
+    },
+  };
+  client = new LanguageClient("conductor", "Conductor", serverOptions, clientOptions);
+  await client.start();
+  client.onNotification("$/progress", (params: { token: string; value: { kind: string; title?: string; message?: string } }) => {
+    const token = String(params.token);
+    if (!token.startsWith("conductor-")) return;
+    const v = params.value;
+    if (v.kind === "begin") jobs.set(token, { token, title: v.title ?? "Conductor", message: v.message });
+    else if (v.kind === "report" && jobs.has(token)) jobs.get(token)!.message = v.message;
+    else if (v.kind === "end") jobs.delete(token);
+    updateStatus();
+  });
+  context.subscriptions.push({ dispose: () => void client?.stop() });
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  updateStatus();
+  status.show();
+  context.subscriptions.push(status);
+  const reg = (name: string, fn: () => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(name, fn));
+  reg("conductor.fixHere", () => exec("conductor.fix", here() ?? {}));
+  reg("conductor.rewriteSelection", async () => {
+    const at = here();
+    if (!at) return;
+    const instruction = await vscode.window.showInputBox({ prompt: "What should the selection do? (empty: read its comment)" });
+    if (instruction === undefined) return;
+    await exec("conductor.rewrite", { ...at, instruction });
+  });
+  reg("conductor.fixTestsNow", () => exec("conductor.fixTests", {}));
+  reg("conductor.cancelJobs", () => exec("conductor.cancel", {}));
+  reg("conductor.undoLast", () => exec("conductor.undo", {}));
+  reg("conductor.showLastPlan", () => exec("conductor.showPlan", {}));
+  reg("conductor.restartServer", async () => {
+    await client?.stop();
+    jobs.clear();
+    updateStatus();
+    await start(context);
+  });
+  try {
+    await start(context);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Conductor: could not start the server: ${err}`);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}
