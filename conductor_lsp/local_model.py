@@ -68,6 +68,8 @@ class LocalModel:
     """A loaded causal LM with its tokenizer, and prefix caches."""
 
     def __init__(self, model: str, device: str = "auto") -> None:
+        # The GGUF loader draws its own progress bar; tqdm reads this when first imported.
+        os.environ.setdefault("TQDM_DISABLE", "1")
         try:
             import torch
             import transformers
@@ -82,7 +84,6 @@ class LocalModel:
         kw: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()
-        os.environ.setdefault("TQDM_DISABLE", "1")  # the GGUF loader's own progress bar
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **kw)
         dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
         loaded: Any = transformers.AutoModelForCausalLM.from_pretrained(

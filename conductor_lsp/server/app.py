@@ -168,19 +168,21 @@ def create_server() -> ConductorServer:
     def progress_cancel(ls: ConductorServer, params: types.WorkDoneProgressCancelParams) -> None:
         ls.jobs.cancel_token(params.token)
 
-    def doc_path(ls: ConductorServer, uri: Any) -> Path:
+    def target(ls: ConductorServer, a: dict[str, Any]) -> tuple[Path, types.Range | None]:
+        """The document (as a resolved path) and range a command is about."""
+        uri = a.get("uri")
         if not isinstance(uri, str) or not uri:
             raise JsonRpcInvalidParams("uri (a string) is required")
-        return Path(ls.workspace.get_text_document(uri).path).resolve()
-
-    @server.command(actions.FIX)
-    def fix(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.FIX)
-        path = doc_path(ls, a.get("uri"))
         try:
             rng = _range(a.get("range"))
         except ValueError as e:
             raise JsonRpcInvalidParams(str(e)) from None
+        return Path(ls.workspace.get_text_document(uri).path).resolve(), rng
+
+    @server.command(actions.FIX)
+    def fix(ls: ConductorServer, *args: Any) -> dict[str, Any]:
+        a = _args(args, actions.FIX)
+        path, rng = target(ls, a)
         diags = [
             f"line {d.get('line', 0) + 1}: {d.get('message', '')}"
             for d in a.get("diagnostics") or []
@@ -199,11 +201,7 @@ def create_server() -> ConductorServer:
     @server.command(actions.REWRITE)
     def rewrite(ls: ConductorServer, *args: Any) -> dict[str, Any]:
         a = _args(args, actions.REWRITE)
-        path = doc_path(ls, a.get("uri"))
-        try:
-            rng = _range(a.get("range"))
-        except ValueError as e:
-            raise JsonRpcInvalidParams(str(e)) from None
+        path, rng = target(ls, a)
         if rng is None:
             raise JsonRpcInvalidParams("range is required for a rewrite")
         instruction = str(a.get("instruction") or "")

@@ -1,0 +1,3 @@
+def dedupe(items):
+    """Remove duplicates, keeping the first occurrence order."""
+    return list(set(items))

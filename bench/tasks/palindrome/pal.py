@@ -1,0 +1,2 @@
+def is_palindrome(s):
+    return s == s[::-1]

@@ -1,0 +1,2 @@
+def reverse(s):
+    return s[1:][::-1]

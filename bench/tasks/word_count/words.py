@@ -1,0 +1,2 @@
+def word_count(text):
+    return len(text.split(" "))
