@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import checkpoint
 from .config import Config, load_config
@@ -96,14 +98,27 @@ async def _plan(config: Config, args: argparse.Namespace, console: Console) -> i
     return 0
 
 
+@contextlib.contextmanager
+def progress(console: Console) -> Iterator[Callable[[Event], None]]:
+    """Event lines as they come; in a terminal also a live spinner with the latest one."""
+    if not console.is_terminal:
+        yield lambda e: console.print(describe_event(e), markup=False, highlight=False)
+        return
+    with console.status("starting...") as status:
+
+        def on_event(event: Event) -> None:
+            line = describe_event(event)
+            console.print(line, markup=False, highlight=False)
+            status.update(Text(line))
+
+        yield on_event
+
+
 async def _run(config: Config, args: argparse.Namespace, console: Console) -> int:
     session = Session(config)
-
-    def on_event(event: Event) -> None:
-        console.print(describe_event(event), markup=False, highlight=False)
-
     try:
-        result = await session.run(_task(args, config.root), on_event=on_event)
+        with progress(console) as on_event:
+            result = await session.run(_task(args, config.root), on_event=on_event)
     finally:
         await session.aclose()
     console.print(plan_table(result.plan))
@@ -126,15 +141,16 @@ async def _fix(config: Config, args: argparse.Namespace, console: Console) -> in
     if args.budget_usd is not None:
         config.budget.max_cost = args.budget_usd
     session = Session(config)
-    loop = FixLoop(
-        session,
-        instruction=args.instruction or DEFAULT_INSTRUCTION,
-        test_command=args.test,
-        max_iterations=args.max_iterations,
-        on_event=lambda e: console.print(describe_event(e), markup=False, highlight=False),
-    )
     try:
-        report = await loop.run()
+        with progress(console) as on_event:
+            loop = FixLoop(
+                session,
+                instruction=args.instruction or DEFAULT_INSTRUCTION,
+                test_command=args.test,
+                max_iterations=args.max_iterations,
+                on_event=on_event,
+            )
+            report = await loop.run()
     finally:
         await session.aclose()
     print_fix_report(console, report)
