@@ -401,3 +401,23 @@ def test_garbage_on_stdin_does_not_kill_the_server(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+async def test_cancel_request_stops_the_job_it_started(ws: Path, standin: StandIn) -> None:
+    client, editor = await start(ws, "visual-studio-code")
+    try:
+        standin.push(Behaviour("slow", delay=20, text=GOOD))
+        uri = editor.open(ws / "calc.py")
+        fut = client.protocol.send_request(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(command="conductor.fix", arguments=[{"uri": uri}]),
+            msg_id="fix-request-1",
+        )
+        res = await asyncio.wrap_future(fut)
+        await wait_for(lambda: standin.seen, what="the worker call")
+        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="fix-request-1"))
+        end = await job_end(client, res["jobId"], timeout=10)
+        assert "cancel" in end.message and editor.edits == []
+    finally:
+        await client.shutdown_session()
+        await client.stop()
