@@ -421,3 +421,15 @@ async def test_cancel_request_stops_the_job_it_started(ws: Path, standin: StandI
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_log_file_setting(ws: Path, tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    client, _ = await start(ws, "visual-studio-code", init_options={"logFile": str(log)})
+    try:
+        await wait_for(
+            lambda: log.exists() and "configuration:" in log.read_text(), what="the log file"
+        )
+    finally:
+        await client.shutdown_session()
+        await client.stop()

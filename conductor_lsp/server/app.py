@@ -67,10 +67,33 @@ class ConductorServer(LanguageServer):
             self.show(f"Conductor: configuration error: {e}", types.MessageType.Error)
             return
         self._config = fresh
+        self._log_to(fresh[1].log_file)
         if self._session is not None:
             self._old_sessions.append(self._session)  # running jobs keep using it
             self._session = None
         self.log(f"configuration: {', '.join(fresh[0].sources) or 'defaults'}")
+
+    def _log_to(self, path: str) -> None:
+        """The ``logFile`` setting: one file handler, replaced when the path changes."""
+        root = logging.getLogger("conductor_lsp")
+        wanted = str(Path(path).resolve()) if path else ""
+        mine = [
+            h
+            for h in root.handlers
+            if isinstance(h, logging.FileHandler) and getattr(h, "_conductor_setting", False)
+        ]
+        for h in mine:
+            if h.baseFilename != wanted:
+                root.removeHandler(h)
+                h.close()
+        if path and not any(h.baseFilename == wanted for h in mine):
+            handler = logging.FileHandler(path, encoding="utf-8")
+            handler.setFormatter(
+                logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+            )
+            handler._conductor_setting = True  # type: ignore[attr-defined]
+            root.addHandler(handler)
+            root.setLevel(logging.INFO)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         log.info(message)
