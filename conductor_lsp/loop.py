@@ -7,6 +7,7 @@ row). Keeps the best state seen; never ends worse than it started.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import time
@@ -171,7 +172,9 @@ class FixLoop:
 
     async def run(self) -> FixReport:
         started = time.monotonic()
-        start_cp = cp.create(self.root, f"before fix: {self.instruction[:60]}")
+        start_cp = await asyncio.to_thread(
+            cp.create, self.root, f"before fix: {self.instruction[:60]}"
+        )
         self.note(0, f"checkpoint {start_cp.ref}")
         first = await self.tests(None)
         self.note(0, f"tests: {'passed' if first.passed else f'{first.failing} failing'}")
@@ -232,7 +235,8 @@ class FixLoop:
                 report.iterations.append(Iteration(k, job, disk.written, errors, after))
                 previous = describe_round(job, disk.written, errors, after)
                 if not after.selected and after.failing < best[0]:  # only whole runs compare
-                    best = (after.failing, cp.create(self.root, f"best state, iteration {k}"))
+                    label = f"best state, iteration {k}"
+                    best = (after.failing, await asyncio.to_thread(cp.create, self.root, label))
                 same = after.signature() == current.signature()
                 current = after
                 if same and not after.passed:
@@ -248,12 +252,12 @@ class FixLoop:
             if current.selected:  # a partial run says nothing about the other tests
                 current = await self.tests(None)
             if not current.passed and current.failing > best[0]:
-                cp.restore(self.root, best[1])
+                await asyncio.to_thread(cp.restore, self.root, best[1])
                 report.restored = best[1].ref
                 self.note(0, f"restored the best state ({best[1].label}): {best[1].ref}")
                 current = await self.tests(None)
             report.end = current
-            report.diff = cp.diff(self.root, start_cp)
+            report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
             report.seconds = time.monotonic() - started
         if report.outcome == "green" and not current.passed:
             report.outcome = "failed"

@@ -6,6 +6,7 @@ Run with ``conductor-lsp serve`` (stdio) or ``--tcp HOST:PORT`` for debugging.
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class ConductorServer(LanguageServer):
         self._config: tuple[Config, ServerSettings] | None = None
         self._session: Session | None = None
         self._old_sessions: list[Session] = []
+        self._session_lock = threading.Lock()
 
     @property
     def root(self) -> Path:
@@ -55,9 +57,11 @@ class ConductorServer(LanguageServer):
         return self._config
 
     def session(self) -> Session:
-        if self._session is None:
-            self._session = Session(self.current_config()[0])
-        return self._session
+        """The shared conductor and workers; built once (jobs call this from threads)."""
+        with self._session_lock:
+            if self._session is None:
+                self._session = Session(self.current_config()[0])
+            return self._session
 
     def settings_changed(self) -> None:
         """Rebuild config on next use; a bad config is reported, the old one kept."""
@@ -68,9 +72,10 @@ class ConductorServer(LanguageServer):
             return
         self._config = fresh
         self._log_to(fresh[1].log_file)
-        if self._session is not None:
-            self._old_sessions.append(self._session)  # running jobs keep using it
-            self._session = None
+        with self._session_lock:
+            if self._session is not None:
+                self._old_sessions.append(self._session)  # running jobs keep using it
+                self._session = None
         self.log(f"configuration: {', '.join(fresh[0].sources) or 'defaults'}")
 
     def _log_to(self, path: str) -> None:

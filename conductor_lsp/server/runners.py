@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,7 +51,7 @@ async def edit_job(
     job.progress = await Progress.create(ls, job.id)
     job.progress.begin(job.title, "planning")
     config, settings = ls.current_config()
-    session = ls.session()
+    session = await asyncio.to_thread(ls.session)  # key commands may take a while
     doc = ls.workspace.get_text_document(uri)
     root = config.root
     try:
@@ -161,7 +162,9 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     job.progress.begin(job.title, "running the tests")
     before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
     loop = FixLoop(
-        ls.session(), instruction=instruction or DEFAULT_INSTRUCTION, on_event=job.on_event
+        await asyncio.to_thread(ls.session),
+        instruction=instruction or DEFAULT_INSTRUCTION,
+        on_event=job.on_event,
     )
     loop.on_tests = lambda run: publish_test_diagnostics(ls, root, run)
     try:
@@ -249,7 +252,7 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
             finish(ls, job, "failed", f"checkpoint {target.checkpoint_ref} is gone", error=True)
             return
         before = {p: d.source for p, d in open_documents(ls).items()}
-        cp.restore(config.root, points[0])
+        await asyncio.to_thread(cp.restore, config.root, points[0])
         await sync_buffers(ls, before, job.title)
         finish(ls, job, "done", f"Conductor: restored {points[0].ref}")
         return
