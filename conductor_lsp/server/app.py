@@ -5,6 +5,7 @@ Run with ``conductor-lsp serve`` (stdio) or ``--tcp HOST:PORT`` for debugging.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from pathlib import Path
@@ -119,8 +120,21 @@ class ConductorServer(LanguageServer):
         except Exception:
             pass
 
+    def close_idle_sessions(self) -> None:
+        """Close sessions replaced by a configuration change once no job can use them."""
+        if self.jobs.running() or not self._old_sessions:
+            return
+        old, self._old_sessions = self._old_sessions, []
+
+        async def close() -> None:
+            for session in old:
+                await session.aclose()
+
+        asyncio.get_running_loop().create_task(close())
+
     def start(self, kind: str, title: str, claims: frozenset[Path], body: Any) -> dict[str, Any]:
         """Start a job unless it would edit a file another job holds; returns at once."""
+        self.close_idle_sessions()
         other = self.jobs.conflict(claims)
         if other is not None:
             msg = f"Conductor: job {other.id} ({other.title}) is already working on these files"
