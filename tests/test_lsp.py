@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -349,20 +350,22 @@ async def test_bad_command_arguments_get_errors_not_crashes(
     lsp: tuple[LanguageClient, object], ws: Path
 ) -> None:
     client, editor = lsp
-    for command, arg in [
-        ("conductor.fix", "not an object"),
-        ("conductor.fix", {}),
-        ("conductor.rewrite", {"uri": (ws / "calc.py").as_uri(), "range": {"x": 1}}),
-        ("conductor.nope", {}),
+    for command, arg, message in [
+        ("conductor.fix", "not an object", "expected an object"),
+        ("conductor.fix", {}, "uri (a string) is required"),
+        (
+            "conductor.rewrite",
+            {"uri": (ws / "calc.py").as_uri(), "range": {"x": 1}},
+            "range must be",
+        ),
+        ("conductor.rewrite", {"uri": (ws / "calc.py").as_uri()}, "range is required"),
+        ("conductor.nope", {}, "is not defined"),
     ]:
-        with pytest.raises(Exception) as info:
+        with pytest.raises(Exception, match=re.escape(message)):
             await run_command(client, command, arg)
-        assert (
-            "conductor" in str(info.value)
-            or "uri" in str(info.value)
-            or "range" in str(info.value)
-            or "object" in str(info.value)
-        )
+    logged = [m.message for m in client.log_messages]
+    assert any("conductor-lsp bad request" in m for m in logged)
+    assert not any("internal error" in m for m in logged)
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
     assert await code_actions(client, uri, rng(0, 0, 0, 0), [])  # still serving
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
@@ -111,11 +111,17 @@ class ConductorServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        bad_input = isinstance(error, JsonRpcException) or isinstance(
+            error.__cause__, JsonRpcException
+        )
+        kind, what = (
+            (types.MessageType.Warning, "bad request")
+            if bad_input
+            else (types.MessageType.Error, "internal error")
+        )
         try:
             self.window_log_message(
-                types.LogMessageParams(
-                    type=types.MessageType.Error, message=f"conductor-lsp internal error: {error}"
-                )
+                types.LogMessageParams(type=kind, message=f"conductor-lsp {what}: {error}")
             )
         except Exception:
             pass
