@@ -279,12 +279,12 @@ def finish(
     ls: ConductorServer, job: ServerJob, outcome: str, message: str, *, error: bool = False
 ) -> None:
     job.outcome, job.message = outcome, message
-    if job.progress is not None:
-        job.progress.end(message)
-    if error:
+    if error:  # before the progress ends, so a client sees the reason by then
         ls.show(
             message, types.MessageType.Error if outcome == "failed" else types.MessageType.Warning
         )
+    if job.progress is not None:
+        job.progress.end(message)
 
 
 def as_dict(value: Any, what: str) -> dict[str, Any]:
