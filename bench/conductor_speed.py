@@ -131,7 +131,7 @@ def main() -> None:
         import xgrammar as xgr
 
         conductor._processor(model, len(WORKERS), 5)  # compiles the grammar once
-        compiled = conductor._grammars[(len(WORKERS), 5)]
+        compiled = conductor._grammars[(len(WORKERS), 5, frozenset())]
         constrained = measure(
             model,
             ids,

@@ -90,10 +90,17 @@ class Plan:
         }
 
 
-def validate_plan(steps: list[Step], workers: list[str], max_steps: int) -> None:
+def validate_plan(
+    steps: list[Step], workers: list[str], max_steps: int, tools: frozenset[str] = frozenset()
+) -> None:
     """Raise ``PlanError`` naming the first problem, so the fallback can say why."""
     if not steps:
         raise PlanError("the plan has no steps")
+    if steps[-1].worker in tools:
+        raise PlanError(
+            f"the last step uses the tool {steps[-1].worker!r}; its answer becomes the edits, "
+            "so it must be a model"
+        )
     if len(steps) > max_steps:
         raise PlanError(f"the plan has {len(steps)} steps; at most {max_steps} are allowed")
     for i, step in enumerate(steps):

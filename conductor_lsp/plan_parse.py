@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from .errors import PlanError
 from .plan import ROLES, Access, Plan, Role, Step, infer_role, validate_plan
+from .protocols import WorkerInfo
 
 MAX_INPUT_CHARS = 200_000
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
@@ -20,9 +21,18 @@ _LIST_NAMES = ("model_id", "subtasks", "access_list", "roles")
 
 
 def parse_plan(
-    text: str, workers: Sequence[str], *, max_steps: int = 5, source: str = "conductor"
+    text: str,
+    workers: Sequence[str],
+    *,
+    max_steps: int = 5,
+    source: str = "conductor",
+    tools: frozenset[str] = frozenset(),
 ) -> Plan:
-    """Parse conductor output into a validated plan or raise ``PlanError``."""
+    """Parse conductor output into a validated plan or raise ``PlanError``.
+
+    ``tools`` names workers that run tools (tests) rather than models: they may not
+    take the last step, whose answer becomes the edits.
+    """
     if not isinstance(text, str):
         raise PlanError("conductor output is not text")
     if len(text) > MAX_INPUT_CHARS:
@@ -39,7 +49,7 @@ def parse_plan(
                 "`access_list = [...]` or a JSON object"
             )
         steps = _steps_from_json(obj, workers)
-    validate_plan(steps, list(workers), max_steps)
+    validate_plan(steps, list(workers), max_steps, tools)
     return Plan(steps=tuple(steps), source=source, raw=text)
 
 
@@ -222,3 +232,13 @@ def _require(obj: dict[str, object]) -> dict[str, object]:
     if missing:
         raise PlanError(f"JSON plan is missing: {', '.join(missing)}")
     return {}
+
+
+def parse_for_workers(
+    text: str, workers: Sequence[WorkerInfo], *, max_steps: int, source: str
+) -> Plan:
+    """``parse_plan`` for the worker list a conductor was shown."""
+    tools = frozenset(w.name for w in workers if w.provider == "tests")
+    return parse_plan(
+        text, [w.name for w in workers], max_steps=max_steps, source=source, tools=tools
+    )

@@ -107,6 +107,15 @@ def test_grammar_accepts_exactly_valid_plans(text: str, ok: bool) -> None:
     assert bool(complete) is ok
     if ok:
         parse_plan(text, ["cheap", "strong", "tests"])
+    # With worker 2 a tool, no plan may end on it.
+    tools = xgr.GrammarMatcher(
+        xgr.GrammarCompiler(info).compile_grammar(
+            xgr.Grammar.from_ebnf(plan_grammar(3, 5, frozenset({2})))
+        )
+    )
+    ends_on_tool = text.splitlines()[0].rstrip("]").endswith("2")
+    complete = tools.accept_string(text) and tools.accept_token(1)
+    assert bool(complete) is (ok and not ends_on_tool)
 
 
 # --- transformers backend on a tiny model built from a config (fast, CPU) ---------------

@@ -197,3 +197,17 @@ def test_well_formed_plans_round_trip(steps: list[tuple[int, str, object]]) -> N
     plan = parse_plan(text, WORKERS)
     assert [s.worker for s in plan.steps] == [WORKERS[s[0]] for s in steps]
     assert [s.subtask for s in plan.steps] == [s[1].strip() for s in steps]
+
+
+def test_a_tool_may_not_take_the_last_step() -> None:
+    text = (
+        'model_id = [0, 2]\nsubtasks = ["Write the fix", "Run the tests"]\n'
+        'access_list = [[], "all"]'
+    )
+    with pytest.raises(PlanError, match="last step uses the tool 'tests'"):
+        parse_plan(text, WORKERS, tools=frozenset({"tests"}))
+    ok = (
+        'model_id = [2, 1]\nsubtasks = ["Run the tests", "Write the fix"]\n'
+        'access_list = [[], "all"]'
+    )
+    assert parse_plan(ok, WORKERS, tools=frozenset({"tests"})).steps[0].worker == "tests"

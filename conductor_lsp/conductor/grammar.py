@@ -17,11 +17,14 @@ def _alt(options: list[str]) -> str:
     return " | ".join(f'"{o}"' for o in options)
 
 
-def plan_grammar(n_workers: int, max_steps: int) -> str:
+def plan_grammar(n_workers: int, max_steps: int, tools: frozenset[int] = frozenset()) -> str:
+    """``tools``: ids of tool workers, which may not take the last step."""
     ids = _alt([str(i) for i in range(n_workers)])
+    last = _alt([str(i) for i in range(n_workers) if i not in tools]) or ids
     rules = [
         'sub ::= "\\"" [ !#-\\[\\]-~]{8,' + str(SUBTASK_MAX_CHARS) + '} "\\""',
         f"id ::= {ids}",
+        f"lastid ::= {last}",
         'acc0 ::= "\\"all\\"" | "[]"',
     ]
     for k in range(1, max_steps):
@@ -29,7 +32,7 @@ def plan_grammar(n_workers: int, max_steps: int) -> str:
         rules.append(f'acc{k} ::= "\\"all\\"" | "[]" | "[" ({idx}) (", " ({idx}))* "]"')
     plans = []
     for n in range(1, max_steps + 1):
-        id_list = ' ", " '.join(["id"] * n)
+        id_list = ' ", " '.join([*["id"] * (n - 1), "lastid"])
         sub_list = ' ", " '.join(["sub"] * n)
         acc_list = ' ", " '.join(f"acc{k}" for k in range(n))
         rules.append(

@@ -15,7 +15,7 @@ from typing import Any
 from ..config import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
 from ..plan import Plan
-from ..plan_parse import parse_plan
+from ..plan_parse import parse_for_workers
 from ..prompt import build_prompt
 from ..protocols import WorkerInfo
 from ..task import Task
@@ -77,7 +77,7 @@ class MLXConductor:
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
         text = await asyncio.to_thread(self.generate_text, task, workers, max_steps)
-        return parse_plan(text, [w.name for w in workers], max_steps=max_steps, source=self.name)
+        return parse_for_workers(text, workers, max_steps=max_steps, source=self.name)
 
     async def aclose(self) -> None:
         return None

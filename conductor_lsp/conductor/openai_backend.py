@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ..config import ConductorConfig, WorkerConfig
 from ..errors import ConfigError
 from ..plan import Plan
-from ..plan_parse import parse_plan
+from ..plan_parse import parse_for_workers
 from ..prompt import build_prompt
 from ..protocols import Part, WorkerInfo, WorkerRequest
 from ..task import Task
@@ -39,9 +39,7 @@ class OpenAIConductor:
         resp = await self._http.complete(
             WorkerRequest(system=prompt.system, parts=(Part(prompt.user),))
         )
-        return parse_plan(
-            resp.text, [w.name for w in workers], max_steps=max_steps, source=self.name
-        )
+        return parse_for_workers(resp.text, workers, max_steps=max_steps, source=self.name)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -16,7 +16,7 @@ from ..config import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
 from ..local_model import Generation, LocalModel
 from ..plan import Plan
-from ..plan_parse import parse_plan
+from ..plan_parse import parse_for_workers
 from ..prompt import build_prompt
 from ..protocols import WorkerInfo
 from ..task import Task
@@ -31,7 +31,7 @@ class TransformersConductor:
             raise ConfigError("conductor.model must name a GGUF file or a model directory")
         self.config = config
         self._model: LocalModel | None = None
-        self._grammars: dict[tuple[int, int], Any] = {}
+        self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
         self._stop = threading.Event()
         self.last: Generation | None = None
 
@@ -40,7 +40,9 @@ class TransformersConductor:
             self._model = LocalModel.get(self.config.model, self.config.device)
         return self._model
 
-    def _processor(self, model: LocalModel, n_workers: int, max_steps: int) -> list[Any]:
+    def _processor(
+        self, model: LocalModel, n_workers: int, max_steps: int, tools: frozenset[int] = frozenset()
+    ) -> list[Any]:
         if not self.config.constrained:
             return []
         try:
@@ -50,12 +52,14 @@ class TransformersConductor:
                 "conductor.constrained needs xgrammar: pip install xgrammar "
                 "(or set conductor.constrained = false)"
             ) from e
-        key = (n_workers, max_steps)
+        key = (n_workers, max_steps, tools)
         if key not in self._grammars:
             vocab = max(model.model.config.vocab_size, len(model.tokenizer))
             info = xgr.TokenizerInfo.from_huggingface(model.tokenizer, vocab_size=vocab)
             compiler = xgr.GrammarCompiler(info)
-            self._grammars[key] = compiler.compile_grammar(plan_grammar(n_workers, max_steps))
+            self._grammars[key] = compiler.compile_grammar(
+                plan_grammar(n_workers, max_steps, tools)
+            )
         return [xgr.contrib.hf.LogitsProcessor(self._grammars[key])]
 
     def generate_text(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> str:
@@ -63,7 +67,8 @@ class TransformersConductor:
         model = self.load()
         prompt = build_prompt(task, workers, max_steps)
         ids, prefix_len = model.encode_chat(prompt.system, prompt.user)
-        processors = self._processor(model, len(workers), max_steps)
+        tools = frozenset(i for i, w in enumerate(workers) if w.provider == "tests")
+        processors = self._processor(model, len(workers), max_steps, tools)
         budget = self.config.max_new_tokens
         if processors:  # never cut a constrained plan short
             budget = max(budget, worst_case_tokens(max_steps))
@@ -84,7 +89,7 @@ class TransformersConductor:
         except asyncio.CancelledError:
             self._stop.set()
             raise
-        return parse_plan(text, [w.name for w in workers], max_steps=max_steps, source=self.name)
+        return parse_for_workers(text, workers, max_steps=max_steps, source=self.name)
 
     async def aclose(self) -> None:
         self._stop.set()
