@@ -232,3 +232,30 @@ def test_mlx_refuses_gguf(tmp_path: Path) -> None:
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     with pytest.raises(ConfigError, match="model directory"):
         MLXConductor(ConductorConfig(backend="mlx", model=str(tmp_path / "m.gguf")))
+
+
+@pytest.mark.parametrize("max_steps", [1, 3, 5])
+def test_grammar_bound_covers_the_longest_plan(max_steps: int) -> None:
+    """Every accepted plan fits the token budget (a token is at least one character), so
+    constrained decoding is never cut off; over-long access lists are refused."""
+    xgr = pytest.importorskip("xgrammar")
+    from conductor_lsp.conductor.grammar import SUBTASK_MAX_CHARS, worst_case_tokens
+
+    info = xgr.TokenizerInfo(["a", "</s>"], stop_token_ids=[1])
+    compiled = xgr.GrammarCompiler(info).compile_grammar(
+        xgr.Grammar.from_ebnf(plan_grammar(10, max_steps))
+    )
+    n = max_steps
+    ids = ", ".join("9" for _ in range(n))
+    subs = ", ".join('"' + "x" * SUBTASK_MAX_CHARS + '"' for _ in range(n))
+    accs = ", ".join(
+        ["[]"] + ["[" + ", ".join(str(k - 1) for _ in range(k)) + "]" for k in range(1, n)]
+    )
+    longest = f"model_id = [{ids}]\nsubtasks = [{subs}]\naccess_list = [{accs}]"
+    m = xgr.GrammarMatcher(compiled)
+    assert m.accept_string(longest) and m.accept_token(1)
+    assert len(longest) <= worst_case_tokens(max_steps)
+    if n >= 2:
+        too_long = longest.replace("[" + ", ".join(["0"]), "[" + ", ".join(["0"] * 2), 1)
+        m = xgr.GrammarMatcher(compiled)
+        assert not (m.accept_string(too_long) and m.accept_token(1))

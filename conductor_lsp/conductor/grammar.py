@@ -3,7 +3,8 @@
 Written out per plan length so the lists always have equal length, with worker
 ids and access indices limited to what exists; the parser still validates.
 
-Subtasks are printable ASCII without quotes or backslashes, so every token
+Access lists hold at most as many entries as there are earlier steps, and
+subtasks are printable ASCII without quotes or backslashes, so every token
 covers at least one character and ``worst_case_tokens`` bounds the output:
 decoding with that many new tokens always finishes the grammar.
 """
@@ -29,7 +30,7 @@ def plan_grammar(n_workers: int, max_steps: int, tools: frozenset[int] = frozens
     ]
     for k in range(1, max_steps):
         idx = _alt([str(j) for j in range(k)])
-        rules.append(f'acc{k} ::= "\\"all\\"" | "[]" | "[" ({idx}) (", " ({idx}))* "]"')
+        rules.append(f'acc{k} ::= "\\"all\\"" | "[]" | "[" ({idx}) (", " ({idx})){{0,{k - 1}}} "]"')
     plans = []
     for n in range(1, max_steps + 1):
         id_list = ' ", " '.join([*["id"] * (n - 1), "lastid"])
