@@ -64,29 +64,27 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _task(args: argparse.Namespace, root: Path) -> Task:
+def _task(args: argparse.Namespace, config: Config) -> Task:
+    """The task and its --file context; files on the deny list never reach a model."""
     files = []
-    deny = load_config(root, args.config).edits.all_deny()
+    root = config.root
     for f in args.file:
-        path = f if f.is_absolute() else root / f
-        rel_name = (
-            str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else ""
-        )
-        if rel_name and denied_by(rel_name, deny):
+        path = (f if f.is_absolute() else root / f).resolve()
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+        if denied_by(name, config.edits.all_deny()):
             raise ConductorError(f"--file {f} matches the deny list; it is never sent to models")
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ConductorError(f"cannot read --file {f}: {e}") from e
-        rel = path.resolve().relative_to(root) if path.resolve().is_relative_to(root) else path
-        files.append(FileContext(str(rel), text))
+        files.append(FileContext(name, text))
     return Task(args.task, files=tuple(files))
 
 
 async def _plan(config: Config, args: argparse.Namespace, console: Console) -> int:
     session = Session(config)
     try:
-        plan = await session.plan(_task(args, config.root))
+        plan = await session.plan(_task(args, config))
     finally:
         await session.aclose()
     if args.json:
@@ -118,7 +116,7 @@ async def _run(config: Config, args: argparse.Namespace, console: Console) -> in
     session = Session(config)
     try:
         with progress(console) as on_event:
-            result = await session.run(_task(args, config.root), on_event=on_event)
+            result = await session.run(_task(args, config), on_event=on_event)
     finally:
         await session.aclose()
     console.print(plan_table(result.plan))

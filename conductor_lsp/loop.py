@@ -22,7 +22,7 @@ from .edits.parse import parse_edits
 from .edits.paths import check_path
 from .edits.workspace import apply_output_to_disk, read_text
 from .engine import JobResult
-from .errors import EditError
+from .errors import ConfigError, EditError
 from .events import EventSink, LoopNote, ignore
 from .jobs import Session
 from .render import access_text
@@ -145,7 +145,7 @@ class FixLoop:
         self.instruction = instruction
         self.command = test_command or cfg.test.command
         if not self.command:
-            raise EditError("no test command: set [test] command or pass --test")
+            raise ConfigError("no test command: set [test] command or pass --test")
         self.max_iterations = max_iterations or cfg.budget.max_iterations
         self.on_event = on_event
         self.deny = deny if deny is not None else cfg.edits.all_deny()

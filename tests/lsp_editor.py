@@ -4,7 +4,9 @@ workspace/applyEdit the way VS Code or Neovim would, and sends didChange back.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Union
 
@@ -123,6 +125,19 @@ async def start(
         )
     )
     return client, editor
+
+
+@contextlib.asynccontextmanager
+async def session(
+    root: Path, profile: str | None, **kw: Any
+) -> AsyncIterator[tuple[LanguageClient, Editor]]:
+    """A started, initialized server with its editor; shut down afterwards."""
+    client, editor = await start(root, profile, **kw)
+    try:
+        yield client, editor
+    finally:
+        await client.shutdown_session()
+        await client.stop()
 
 
 async def run_command(client: LanguageClient, command: str, arg: Any) -> Any:

@@ -149,3 +149,16 @@ def test_plan_with_real_smollm2_on_cpu(tmp_path: Path, smollm2: Path) -> None:
     assert plan["source"] == "transformers", plan
     assert 1 <= len(plan["steps"]) <= 5
     assert all(s["worker"] == "local" for s in plan["steps"])
+
+
+def test_denied_files_are_never_sent(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    write_config(tmp_path, standin.url)
+    (tmp_path / ".env").write_text("TOKEN=abc\n")
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "id_rsa").write_text("PRIVATE\n")
+    for f in (".env", str(tmp_path / "keys" / "id_rsa")):
+        out = cli("run", "use this", "--file", f, cwd=tmp_path)
+        assert out.returncode == 2 and "matches the deny list" in out.stderr
+    assert not standin.seen

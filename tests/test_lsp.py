@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from lsp_editor import SERVER, job_end, progress, run_command, start, wait_for
+from lsp_editor import SERVER, job_end, progress, run_command, session, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from standin import Behaviour, StandIn
@@ -45,12 +45,8 @@ def ws(tmp_path: Path, standin: StandIn) -> Path:
 async def lsp(
     request: pytest.FixtureRequest, ws: Path
 ) -> AsyncIterator[tuple[LanguageClient, object]]:
-    client, editor = await start(ws, request.param)
-    try:
+    async with session(ws, request.param) as (client, editor):
         yield client, editor
-    finally:
-        await client.shutdown_session()
-        await client.stop()
 
 
 async def code_actions(
@@ -182,8 +178,7 @@ async def test_stale_document_is_rematched(
 
 
 async def test_neovim_dropping_a_stale_edit_is_noticed(ws: Path, standin: StandIn) -> None:
-    client, editor = await start(ws, "neovim@v0.11.0", drops_stale=True)
-    try:
+    async with session(ws, "neovim@v0.11.0", drops_stale=True) as (client, editor):
         standin.push(Behaviour(text=GOOD))
         uri = editor.open(ws / "calc.py")
         # The user types between the server's send and the editor's apply.
@@ -192,9 +187,6 @@ async def test_neovim_dropping_a_stale_edit_is_noticed(ws: Path, standin: StandI
         end = await job_end(client, res["jobId"])
         assert "does not hold the edit" in end.message
         assert any("does not hold the edit" in m.message for m in client.messages)
-    finally:
-        await client.shutdown_session()
-        await client.stop()
 
 
 async def test_two_jobs_never_edit_the_same_file(
@@ -285,13 +277,12 @@ async def test_undo_of_an_editor_job(
 
 
 async def test_configuration_layers(ws: Path, standin: StandIn) -> None:
-    client, editor = await start(
+    async with session(
         ws,
         "visual-studio-code",
         init_options={"workers": {"coder": {"model": "from-init"}}},
         configuration={"workers": {"coder": {"model": "from-configuration"}}, "preview": True},
-    )
-    try:
+    ) as (client, editor):
         uri = editor.open(ws / "calc.py")
         standin.push(Behaviour(text=GOOD), Behaviour(text=GOOD))
         res = await run_command(client, "conductor.fix", {"uri": uri})
@@ -321,14 +312,11 @@ async def test_configuration_layers(ws: Path, standin: StandIn) -> None:
             lambda: any("budget.max_calls must be int" in m.message for m in client.messages),
             what="the config error message",
         )
-    finally:
-        await client.shutdown_session()
-        await client.stop()
 
 
 async def test_bare_client_without_optional_capabilities(ws: Path, standin: StandIn) -> None:
-    client, editor = await start(ws, None)  # no progress, no showDocument, no configuration
-    try:
+    # no progress, no showDocument, no configuration
+    async with session(ws, None) as (client, editor):
         standin.push(Behaviour(text=GOOD + "\nnew_mod.py\n```python\nX = 1\n```\n"))
         uri = editor.open(ws / "calc.py")
         res = await run_command(client, "conductor.fix", {"uri": uri})
@@ -341,9 +329,6 @@ async def test_bare_client_without_optional_capabilities(ws: Path, standin: Stan
         assert (ws / "new_mod.py").read_text() == "X = 1\n"  # created on disk: no resource ops
         shown = await run_command(client, "conductor.showPlan", {"jobId": res["jobId"]})
         assert shown["shown"] is False and "## Plan" in shown["markdown"]
-    finally:
-        await client.shutdown_session()
-        await client.stop()
 
 
 async def test_bad_command_arguments_get_errors_not_crashes(
@@ -407,8 +392,7 @@ def test_garbage_on_stdin_does_not_kill_the_server(tmp_path: Path) -> None:
 
 
 async def test_cancel_request_stops_the_job_it_started(ws: Path, standin: StandIn) -> None:
-    client, editor = await start(ws, "visual-studio-code")
-    try:
+    async with session(ws, "visual-studio-code") as (client, editor):
         standin.push(Behaviour("slow", delay=20, text=GOOD))
         uri = editor.open(ws / "calc.py")
         fut = client.protocol.send_request(
@@ -421,18 +405,11 @@ async def test_cancel_request_stops_the_job_it_started(ws: Path, standin: StandI
         client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="fix-request-1"))
         end = await job_end(client, res["jobId"], timeout=10)
         assert "cancel" in end.message and editor.edits == []
-    finally:
-        await client.shutdown_session()
-        await client.stop()
 
 
 async def test_log_file_setting(ws: Path, tmp_path: Path) -> None:
     log = tmp_path / "server.log"
-    client, _ = await start(ws, "visual-studio-code", init_options={"logFile": str(log)})
-    try:
+    async with session(ws, "visual-studio-code", init_options={"logFile": str(log)}):
         await wait_for(
             lambda: log.exists() and "configuration:" in log.read_text(), what="the log file"
         )
-    finally:
-        await client.shutdown_session()
-        await client.stop()
