@@ -152,7 +152,7 @@ def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Check
 def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
     """Put the working tree back as it was; returns a checkpoint of the state it replaced."""
     root = root.resolve()
-    before = create(root, f"before undo to {checkpoint.ref}", cache_dir=_cache_of(checkpoint, root))
+    before = create(root, f"before undo to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
     if checkpoint.kind == "copy":
         _copy_restore(root, Path(checkpoint.ref), Path(before.ref))
         return before
@@ -209,7 +209,7 @@ def _copy_base(root: Path, cache_dir: Path | None) -> Path:
     return base / "checkpoints" / key
 
 
-def _cache_of(checkpoint: Checkpoint, root: Path) -> Path | None:
+def _cache_of(checkpoint: Checkpoint) -> Path | None:
     if checkpoint.kind != "copy":
         return None
     return Path(checkpoint.ref).parents[2]

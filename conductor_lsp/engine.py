@@ -104,6 +104,7 @@ class Engine:
         self.trace = trace or Trace(None)
         self._tasks: list[asyncio.Task[None]] = []
         self._cancel_reason = ""
+        self._budget_reason = ""  # the first step the budget kept from running
 
     def cancel(self, reason: str = "cancelled by user") -> None:
         """Stop the running plan; ``run`` returns with outcome ``cancelled``."""
@@ -149,13 +150,10 @@ class Engine:
 
     def _outcome(self, results: list[StepResult]) -> tuple[Outcome, str]:
         errors = [r for r in results if r.error]
-        budget = [
-            r for r in results if r.skipped.startswith(("call budget", "cost budget", "time"))
-        ]
         if results and results[-1].ok:
             return "done", ""
-        if budget:
-            return "budget", budget[0].skipped
+        if self._budget_reason:
+            return "budget", self._budget_reason
         if errors:
             return "failed", f"step {errors[0].index} failed: {errors[0].error}"
         return "failed", "the last step produced no answer"
@@ -201,6 +199,7 @@ class Engine:
                 res.skipped = f"step {bad[0]} did not finish"
             else:
                 res.skipped = self.meter.reserve_call()
+                self._budget_reason = self._budget_reason or res.skipped
             if res.skipped:
                 self._emit_finished(res)
                 return

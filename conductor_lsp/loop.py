@@ -198,7 +198,8 @@ class FixLoop:
                     previous=previous,
                 )
                 job = await self.session.run(task, meter=self.meter, on_event=self.on_event)
-                _merge(report.tallies, job.tallies)
+                for name, tally in job.tallies.items():
+                    report.tallies.setdefault(name, Tally()).merge(tally)
                 if job.outcome == "cancelled":
                     report.outcome, report.reason = "cancelled", job.reason
                     break
@@ -262,14 +263,6 @@ class FixLoop:
         if report.outcome == "green" and not current.passed:
             report.outcome = "failed"
         return report
-
-
-def _merge(into: dict[str, Tally], more: dict[str, Tally]) -> None:
-    for name, t in more.items():
-        mine = into.setdefault(name, Tally())
-        mine.calls += t.calls
-        mine.usage = mine.usage + t.usage
-        mine.cost += t.cost
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport", "Iteration"]

@@ -42,9 +42,7 @@ def cost_table(tallies: dict[str, Tally]) -> Table:
             str(t.usage.output_tokens),
             f"{t.cost:.4f}",
         )
-        total.calls += t.calls
-        total.usage = total.usage + t.usage
-        total.cost += t.cost
+        total.merge(t)
     table.add_row(
         "total",
         str(total.calls),

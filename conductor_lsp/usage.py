@@ -35,3 +35,9 @@ class Tally:
         self.calls += 1
         self.usage = self.usage + usage
         self.cost += cost
+
+    def merge(self, other: Tally) -> None:
+        """Fold in another tally (totals, or one job's figures into a loop's)."""
+        self.calls += other.calls
+        self.usage = self.usage + other.usage
+        self.cost += other.cost
