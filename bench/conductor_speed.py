@@ -15,18 +15,18 @@ import time
 import httpx
 from _common import median, table
 
-from conductor_lsp.conductor.transformers_backend import TransformersConductor
+from conductor_lsp import FileContext, Task
+from conductor_lsp.conductor import build_prompt
+from conductor_lsp.conductor.transformers import TransformersConductor
 from conductor_lsp.config import ConductorConfig
-from conductor_lsp.defaults import find_smollm2
-from conductor_lsp.local_model import LocalModel
-from conductor_lsp.prompt import build_prompt
+from conductor_lsp.config.defaults import find_smollm2
 from conductor_lsp.protocols import WorkerInfo
-from conductor_lsp.task import FileContext, Task
+from conductor_lsp.workers.local_model import LocalModel
 
 WORKERS = [
     WorkerInfo("fast", "local 7B coder, free", 0.0, 0.0, "openai-compatible"),
     WorkerInfo("strong", "frontier coder", 3.0, 15.0, "anthropic"),
-    WorkerInfo("tests", "runs the tests", 0.0, 0.0, "tests"),
+    WorkerInfo("tests", "runs the tests", 0.0, 0.0, "tests", is_tool=True),
 ]
 TASK = Task(
     "Fix add() so that the failing test passes.",

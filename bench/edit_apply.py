@@ -16,7 +16,7 @@ import tracemalloc
 
 from _common import table
 
-from conductor_lsp.edits.apply import apply_output
+from conductor_lsp.edits import apply_output
 
 
 def make_file(target_bytes: int, seed: int = 0) -> tuple[str, int]:

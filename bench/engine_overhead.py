@@ -18,10 +18,7 @@ from pathlib import Path
 from _common import median, table
 from standin import StandIn
 
-from conductor_lsp.config import load_config
-from conductor_lsp.jobs import Session
-from conductor_lsp.plan import Plan, Step
-from conductor_lsp.task import Task
+from conductor_lsp import Plan, Session, Step, Task, load_config
 
 PLANS: dict[str, list[tuple[str, object]]] = {
     "1 step": [("w0", "all")],

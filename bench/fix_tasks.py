@@ -22,9 +22,8 @@ from typing import Any
 
 from _common import REPO, table
 
-from conductor_lsp.config import load_config, read_toml
-from conductor_lsp.jobs import Session
-from conductor_lsp.loop import FixLoop
+from conductor_lsp import FixLoop, Session, load_config
+from conductor_lsp.config.load import read_toml
 
 TASKS = REPO / "bench" / "tasks"
 STRATEGIES = {

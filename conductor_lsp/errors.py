@@ -13,9 +13,13 @@ show its message; everything below raises the most specific class::
     |   +-- WorkerStatusError       non-2xx HTTP status (carries status)
     |   +-- WorkerFormatError       a 2xx answer we cannot read
     +-- EditError                   worker output that cannot become edits
-    |   +-- NoMatch / Ambiguous / UnsafePath / StaleDocument
-    +-- BudgetExceeded              calls, cost, time or iterations spent
-    +-- JobCancelled                the user (or editor) cancelled the job
+    |   +-- NoMatch                 a SEARCH text found nowhere (quotes the closest lines)
+    |   +-- Ambiguous               a SEARCH text found in several places
+    |   +-- UnsafePath              a path outside the workspace, under .git/, or denied
+    +-- CheckpointError             a checkpoint could not be taken or restored
+    +-- BudgetExceeded              calls, cost, time or iterations spent (a clean stop)
+
+Cancellation is ``asyncio.CancelledError``, as everywhere in asyncio.
 """
 
 from __future__ import annotations
@@ -48,14 +52,20 @@ class WorkerError(ConductorError):
 
 
 class WorkerTimeout(WorkerError):
+    """No answer in time; worth a retry."""
+
     retryable = True
 
 
 class WorkerTransportError(WorkerError):
+    """The connection failed or the answer was cut off; worth a retry."""
+
     retryable = True
 
 
 class WorkerStatusError(WorkerError):
+    """A non-2xx status; 429 and 5xx are retried (honouring Retry-After)."""
+
     def __init__(
         self, message: str, *, worker: str = "", status: int = 0, retry_after: float | None = None
     ) -> None:
@@ -66,7 +76,7 @@ class WorkerStatusError(WorkerError):
 
 
 class WorkerFormatError(WorkerError):
-    pass
+    """A 2xx answer in a shape we cannot read; never retried."""
 
 
 class EditError(ConductorError):
@@ -74,24 +84,20 @@ class EditError(ConductorError):
 
 
 class NoMatch(EditError):
-    pass
+    """A SEARCH text matches nowhere; the message quotes the closest lines."""
 
 
 class Ambiguous(EditError):
-    pass
+    """A SEARCH text matches in several places; never a silent pick."""
 
 
 class UnsafePath(EditError):
-    pass
+    """A path a model named that may not be read or written."""
 
 
-class StaleDocument(EditError):
-    pass
+class CheckpointError(ConductorError):
+    """A checkpoint could not be taken or restored; nothing was changed."""
 
 
 class BudgetExceeded(ConductorError):
-    """A budget (calls, cost, seconds, iterations) ran out; a clean outcome."""
-
-
-class JobCancelled(ConductorError):
-    """The job was cancelled by its owner."""
+    """A budget (calls, cost, seconds, iterations) ran out; a clean outcome, not a failure."""

@@ -54,12 +54,6 @@ class Step:
     access: Access = "all"
     role: Role = "generation"
 
-    def sees(self, index: int, other: int) -> bool:
-        """Whether this step (at ``index``) may see step ``other``."""
-        if other >= index:
-            return False
-        return self.access == "all" or other in self.access
-
     def dependencies(self, index: int) -> tuple[int, ...]:
         return tuple(range(index)) if self.access == "all" else tuple(self.access)
 
@@ -88,6 +82,13 @@ class Plan:
                 for i, s in enumerate(self.steps)
             ],
         }
+
+
+def access_text(access: Access) -> str:
+    """An access list for people: all, none, or the step numbers."""
+    if access == "all":
+        return "all"
+    return ",".join(map(str, access)) if access else "none"
 
 
 def validate_plan(

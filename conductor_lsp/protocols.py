@@ -1,19 +1,25 @@
-"""The two seams of the system: conductors write plans, workers answer subtasks.
+"""The seams of the system: conductors write plans, workers answer subtasks.
 
-Implementations never inherit these; they are looked up by a short name
-(``conductor.backend``, ``workers.NAME.provider``).
+Implementations never inherit these; they are registered by a short name
+(``conductor.backend``, ``workers.NAME.provider``) and found through the
+registries in ``conductor.registry`` and ``workers.registry``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import ClassVar, Protocol
 
-from .config import WorkerConfig
+from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
 from .plan import Plan, Role
 from .task import Task
 from .usage import Usage
+
+#: A row of ``doctor``: (status, detail); status is "ok", "no" or "info".
+Check = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,6 @@ class WorkerResponse:
     model: str = ""
     elapsed: float = 0.0
     attempts: int = 1
-    raw: dict[str, Any] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -55,17 +60,59 @@ class WorkerInfo:
     price_in: float
     price_out: float
     provider: str
+    #: A tool (the tests runner) rather than a model: its answer is never code.
+    is_tool: bool = False
+
+
+class Limits:
+    """Per-endpoint concurrency limits shared by the workers of one pool."""
+
+    def __init__(self) -> None:
+        self._sems: dict[tuple[str, str], asyncio.Semaphore] = {}
+
+    def for_endpoint(self, provider: str, base_url: str, size: int) -> asyncio.Semaphore:
+        key = (provider, base_url)
+        if key not in self._sems:
+            self._sems[key] = asyncio.Semaphore(size)
+        return self._sems[key]
+
+
+@dataclass
+class WorkerContext:
+    """What a worker may need besides its own section: the workspace and shared limits."""
+
+    root: Path
+    test: TestConfig = field(default_factory=TestConfig)
+    limits: Limits = field(default_factory=Limits)
 
 
 class Worker(Protocol):
     name: str
     config: WorkerConfig
 
-    async def complete(
-        self, request: WorkerRequest, on_text: Callable[[str], None] | None = None
-    ) -> WorkerResponse: ...
+    async def complete(self, request: WorkerRequest) -> WorkerResponse: ...
 
     async def aclose(self) -> None: ...
+
+
+class WorkerClass(Protocol):
+    """A provider as registered: what ``doctor`` and the defaults read, and how to build one."""
+
+    is_tool: ClassVar[bool]
+    #: Joins the default pool (with the defaults below) when its key is set.
+    auto: ClassVar[bool]
+    needs_key: ClassVar[bool]
+    key_envs: ClassVar[tuple[str, ...]]
+    requires_model: ClassVar[bool]
+    default_model: ClassVar[str]
+    default_base_url: ClassVar[str]
+    default_description: ClassVar[str]
+    default_price_in: ClassVar[float]
+    default_price_out: ClassVar[float]
+
+    def __call__(self, name: str, config: WorkerConfig, context: WorkerContext) -> Worker: ...
+
+    def doctor(self, name: str, config: WorkerConfig, full: Config) -> Check: ...
 
 
 class Conductor(Protocol):
@@ -76,3 +123,14 @@ class Conductor(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class ConductorClass(Protocol):
+    """A conductor backend as registered."""
+
+    #: Runs a model in this process from a file or directory (``conductor.model``).
+    local: ClassVar[bool]
+
+    def __call__(self, config: ConductorConfig) -> Conductor: ...
+
+    def doctor(self, config: ConductorConfig) -> Check: ...

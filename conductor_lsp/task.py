@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+#: Most characters of one file shown to a model (the fix loop skips bigger files).
+MAX_FILE_CHARS = 60_000
 
 
 @dataclass(frozen=True)
@@ -21,9 +24,8 @@ class Task:
     test_failures: str = ""
     #: The previous round's plan and outcome, so a corrective plan can learn from it.
     previous: str = ""
-    extra: dict[str, str] = field(default_factory=dict)
 
-    def render(self, *, max_file_chars: int = 60_000) -> str:
+    def render(self, *, max_file_chars: int = MAX_FILE_CHARS) -> str:
         """Task and context as Markdown; identical for every step so prompt caches hit."""
         parts = [f"## Task\n{self.instruction.strip()}"]
         for f in self.files:
@@ -40,6 +42,4 @@ class Task:
             parts.append(f"## Failing tests\n{self.test_failures.strip()}")
         if self.previous:
             parts.append(f"## Previous attempt\n{self.previous.strip()}")
-        for k, v in self.extra.items():
-            parts.append(f"## {k}\n{v.strip()}")
         return "\n\n".join(parts)

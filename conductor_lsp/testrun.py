@@ -104,7 +104,6 @@ async def run_tests(
     timeout: float,
     *,
     select: Sequence[str] = (),
-    extra_env: dict[str, str] | None = None,
 ) -> TestRun:
     """Run ``command`` (a shell-like string); kill its whole process group on timeout."""
     argv = shlex.split(command)
@@ -114,7 +113,6 @@ async def run_tests(
         os.close(fd)
         argv += ["-o", "junit_family=xunit1", f"--junitxml={report}", *select]
     started = time.monotonic()
-    env = {**os.environ, **(extra_env or {})}
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -123,7 +121,6 @@ async def run_tests(
             stderr=asyncio.subprocess.STDOUT,
             stdin=asyncio.subprocess.DEVNULL,
             start_new_session=True,
-            env=env,
         )
     except OSError as e:
         return TestRun(command, 127, f"cannot start the test command: {e}", 0.0)

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from standin import StandIn
 
-from conductor_lsp.config import Config, WorkerConfig, load_config
+from conductor_lsp import Config, WorkerConfig, load_config
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def smollm2() -> Path:
-    from conductor_lsp.defaults import find_smollm2
+    from conductor_lsp.config.defaults import find_smollm2
 
     path = find_smollm2()
     if path is None:

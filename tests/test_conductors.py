@@ -6,20 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp.conductor import StaticConductor, static_plan
+from conductor_lsp import BackendUnavailable, ConfigError, PlanError, Task
+from conductor_lsp.conductor import StaticConductor, build_prompt, parse_plan, static_plan
 from conductor_lsp.conductor.grammar import plan_grammar
 from conductor_lsp.config import ConductorConfig, WorkerConfig
-from conductor_lsp.errors import BackendUnavailable, ConfigError, PlanError
-from conductor_lsp.jobs import make_plan
-from conductor_lsp.plan_parse import parse_plan
-from conductor_lsp.prompt import build_prompt
 from conductor_lsp.protocols import Part, WorkerInfo, WorkerRequest
-from conductor_lsp.task import Task
+from conductor_lsp.runtime import make_plan
 
 INFOS = [
     WorkerInfo("cheap", "fast small model", 0.1, 0.4, "openai-compatible"),
     WorkerInfo("strong", "frontier coder", 3.0, 15.0, "anthropic"),
-    WorkerInfo("tests", "runs tests", 0.0, 0.0, "tests"),
+    WorkerInfo("tests", "runs tests", 0.0, 0.0, "tests", is_tool=True),
 ]
 TASK = Task("Fix add() so that add(2, 2) == 4")
 
@@ -123,7 +120,7 @@ def test_grammar_accepts_exactly_valid_plans(text: str, ok: bool) -> None:
 
 @pytest.fixture
 def tiny_conductor(tiny_model_dir: Path) -> object:
-    from conductor_lsp.conductor.transformers_backend import TransformersConductor
+    from conductor_lsp.conductor.transformers import TransformersConductor
 
     return TransformersConductor(
         ConductorConfig(backend="transformers", model=str(tiny_model_dir), max_new_tokens=200)
@@ -141,7 +138,7 @@ async def test_constrained_decoding_always_yields_a_valid_plan(
 
 
 async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) -> None:
-    from conductor_lsp.conductor.transformers_backend import TransformersConductor
+    from conductor_lsp.conductor.transformers import TransformersConductor
 
     c = TransformersConductor(
         ConductorConfig(
@@ -153,7 +150,7 @@ async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) ->
 
 
 async def test_prefix_kv_cache_is_reused_and_changes_nothing(tiny_model_dir: Path) -> None:
-    from conductor_lsp.local_model import LocalModel
+    from conductor_lsp.workers.local_model import LocalModel
 
     model = LocalModel.get(str(tiny_model_dir))
     prompt = build_prompt(TASK, INFOS, 5)
@@ -184,14 +181,14 @@ async def test_local_worker_on_tiny_model(tiny_model_dir: Path) -> None:
 
 
 def test_transformers_conductor_needs_a_model() -> None:
-    from conductor_lsp.conductor.transformers_backend import TransformersConductor
+    from conductor_lsp.conductor.transformers import TransformersConductor
 
     with pytest.raises(ConfigError, match=r"conductor\.model"):
         TransformersConductor(ConductorConfig(backend="transformers"))
 
 
 def test_bad_model_path(tmp_path: Path) -> None:
-    from conductor_lsp.local_model import split_model_path
+    from conductor_lsp.workers.local_model import split_model_path
 
     with pytest.raises(ConfigError, match="does not exist"):
         split_model_path(str(tmp_path / "x.gguf"))
@@ -206,7 +203,7 @@ def test_bad_model_path(tmp_path: Path) -> None:
 
 async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
     pytest.importorskip("mlx_lm")
-    from conductor_lsp.conductor.mlx_backend import MLXConductor
+    from conductor_lsp.conductor.mlx import MLXConductor
 
     c = MLXConductor(ConductorConfig(backend="mlx", model=str(tiny_model_dir), max_new_tokens=20))
     text = await asyncio.to_thread(c.generate_text, TASK, INFOS, 5)
@@ -218,7 +215,7 @@ async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
 def test_mlx_missing_gives_a_clear_error(
     tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conductor_lsp.conductor.mlx_backend import MLXConductor
+    from conductor_lsp.conductor.mlx import MLXConductor
 
     monkeypatch.setitem(sys.modules, "mlx_lm", None)
     c = MLXConductor(ConductorConfig(backend="mlx", model=str(tiny_model_dir)))
@@ -227,7 +224,7 @@ def test_mlx_missing_gives_a_clear_error(
 
 
 def test_mlx_refuses_gguf(tmp_path: Path) -> None:
-    from conductor_lsp.conductor.mlx_backend import MLXConductor
+    from conductor_lsp.conductor.mlx import MLXConductor
 
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     with pytest.raises(ConfigError, match="model directory"):

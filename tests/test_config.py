@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp.config import describe_keys, load_config
-from conductor_lsp.errors import ConfigError
+from conductor_lsp import ConfigError, load_config
+from conductor_lsp.config.load import describe_keys
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conductor_lsp.edits.apply import apply_output
-from conductor_lsp.edits.parse import parse_edits
+from conductor_lsp.edits import apply_output, parse_edits
 
 CALC = (
     "def add(a, b):\n"

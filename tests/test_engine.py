@@ -7,13 +7,16 @@ from pathlib import Path
 import pytest
 from standin import Behaviour, Seen, StandIn
 
-from conductor_lsp.budget import Meter
-from conductor_lsp.config import Config
-from conductor_lsp.engine import Engine
-from conductor_lsp.events import Event, JobDone, PlanReady, StepFinished, StepStarted
-from conductor_lsp.jobs import Session
-from conductor_lsp.plan import Plan, Step
-from conductor_lsp.task import FileContext, Task
+from conductor_lsp import Config, FileContext, Plan, Session, Step, Task
+from conductor_lsp.runtime import (
+    Engine,
+    Event,
+    JobDone,
+    Meter,
+    PlanReady,
+    StepFinished,
+    StepStarted,
+)
 
 TASK = Task(
     "Fix add() so 2+2 is 4", files=(FileContext("calc.py", "def add(a, b):\n    return a - b\n"),)

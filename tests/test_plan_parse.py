@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conductor_lsp.errors import PlanError
+from conductor_lsp import PlanError
+from conductor_lsp.conductor import parse_plan
 from conductor_lsp.plan import infer_role
-from conductor_lsp.plan_parse import parse_plan
 
 WORKERS = ["analyst", "coder", "tests"]
 

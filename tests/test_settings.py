@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp.errors import ConfigError
+from conductor_lsp import ConfigError
 from conductor_lsp.server.settings import SettingsStack, split
 
 

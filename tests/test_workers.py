@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import worker_config
 from standin import Behaviour, StandIn
 
-from conductor_lsp.errors import ConfigError, WorkerStatusError, WorkerTimeout, WorkerTransportError
-from conductor_lsp.protocols import Part, WorkerRequest
-from conductor_lsp.workers import Limits, wire_for
+from conductor_lsp import ConfigError, WorkerStatusError, WorkerTimeout, WorkerTransportError
+from conductor_lsp.protocols import Limits, Part, WorkerContext, WorkerRequest
+from conductor_lsp.workers import provider_class
 from conductor_lsp.workers.http import HttpWorker, backoff_delay, parse_retry_after
 
 REQUEST = WorkerRequest(
@@ -36,7 +37,16 @@ def make(
         price_out=10.0,
         **kw,
     )
-    return HttpWorker(f"w-{provider}", cfg, wire_for(provider))
+    worker = provider_class(provider)(f"w-{provider}", cfg, WorkerContext(Path.cwd()))
+    assert isinstance(worker, HttpWorker)
+    return worker
+
+
+def http(name: str, provider: str, cfg: object, limits: Limits | None = None) -> HttpWorker:
+    context = WorkerContext(Path.cwd(), limits=limits or Limits())
+    worker = provider_class(provider)(name, cfg, context)  # type: ignore[arg-type]
+    assert isinstance(worker, HttpWorker)
+    return worker
 
 
 PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"]
@@ -49,11 +59,9 @@ async def test_reply_usage_and_cost(
 ) -> None:
     standin.push(Behaviour(text="the fix is here"))
     w = make(standin, provider, monkeypatch, stream=stream)
-    chunks: list[str] = []
-    resp = await w.complete(REQUEST, on_text=chunks.append)
+    resp = await w.complete(REQUEST)
     await w.aclose()
     assert resp.text == "the fix is here"
-    assert "".join(chunks) == "the fix is here"
     assert resp.usage.input_tokens > 0 and resp.usage.output_tokens == 4
     assert resp.cost == pytest.approx(
         (resp.usage.input_tokens * 2.0 + resp.usage.output_tokens * 10.0) / 1e6
@@ -183,7 +191,7 @@ async def test_connection_refused_is_transport_error(monkeypatch: pytest.MonkeyP
         provider="openai", model="m", base_url="http://127.0.0.1:9/v1", max_retries=1
     )
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    w = HttpWorker("dead", cfg, wire_for("openai"))
+    w = http("dead", "openai", cfg)
     with pytest.raises(WorkerTransportError):
         await w.complete(REQUEST)
     await w.aclose()
@@ -202,7 +210,7 @@ async def test_concurrency_limit_per_endpoint(
         api_key_env="STANDIN_KEY",
         concurrency=2,
     )
-    workers = [HttpWorker(f"w{i}", cfg, wire_for("openai"), limits=limits) for i in range(2)]
+    workers = [http(f"w{i}", "openai", cfg, limits) for i in range(2)]
     in_flight = 0
     peak = 0
     orig = HttpWorker._call_once
@@ -231,15 +239,11 @@ def test_keys_never_in_repr(monkeypatch: pytest.MonkeyPatch, standin: StandIn) -
 def test_api_key_cmd_wins_and_errors_do_not_leak(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "from-env")
     cmd = f"{sys.executable} -c \"print('from-cmd-key')\""
-    w = HttpWorker(
-        "k", worker_config(provider="openai", model="m", api_key_cmd=cmd), wire_for("openai")
-    )
+    w = http("k", "openai", worker_config(provider="openai", model="m", api_key_cmd=cmd))
     assert w._key is not None and w._key.reveal() == "from-cmd-key"
     bad = f"{sys.executable} -c \"import sys; print('leaked'); sys.exit(3)\""
     with pytest.raises(ConfigError, match="exited with status 3") as info:
-        HttpWorker(
-            "k", worker_config(provider="openai", model="m", api_key_cmd=bad), wire_for("openai")
-        )
+        http("k", "openai", worker_config(provider="openai", model="m", api_key_cmd=bad))
     assert "leaked" not in str(info.value)
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp.edits.paths import DEFAULT_DENY, check_path
+from conductor_lsp import UnsafePath
+from conductor_lsp.edits import DEFAULT_DENY, check_path
 from conductor_lsp.edits.workspace import apply_output_to_disk
-from conductor_lsp.errors import UnsafePath
 
 
 def sr(path: str, search: str, replace: str) -> str:

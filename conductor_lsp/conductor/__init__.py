@@ -1,28 +1,17 @@
-"""Conductor backends, looked up by the short name in ``conductor.backend``."""
+"""Conductors: write a plan for a task and a pool of workers, found by backend name."""
 
-from __future__ import annotations
-
-from ..config import Config
-from ..protocols import Conductor
+from .parse import parse_for_workers, parse_plan
+from .prompt import build_prompt
+from .registry import BACKENDS, backend_class, make_conductor
 from .static import StaticConductor, static_plan
 
-
-def make_conductor(config: Config) -> Conductor:
-    """Build the configured backend; heavy imports happen only for the one chosen."""
-    backend = config.conductor.backend
-    if backend == "transformers":
-        from .transformers_backend import TransformersConductor
-
-        return TransformersConductor(config.conductor)
-    if backend == "mlx":
-        from .mlx_backend import MLXConductor
-
-        return MLXConductor(config.conductor)
-    if backend == "openai":
-        from .openai_backend import OpenAIConductor
-
-        return OpenAIConductor(config.conductor)
-    return StaticConductor()
-
-
-__all__ = ["StaticConductor", "make_conductor", "static_plan"]
+__all__ = [
+    "BACKENDS",
+    "StaticConductor",
+    "backend_class",
+    "build_prompt",
+    "make_conductor",
+    "parse_for_workers",
+    "parse_plan",
+    "static_plan",
+]

@@ -7,10 +7,12 @@ baseline a conductor has to beat.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
+from ..config.schema import ConductorConfig
 from ..errors import PlanError
 from ..plan import Plan, Step
-from ..protocols import WorkerInfo
+from ..protocols import Check, WorkerInfo
 from ..task import Task
 
 ANALYSIS = (
@@ -26,7 +28,7 @@ DEBUGGING = (
 
 def static_plan(workers: Sequence[WorkerInfo], max_steps: int, *, note: str = "") -> Plan:
     """Analysis on the first model worker, generation and review on the priciest one."""
-    models = [w for w in workers if w.provider != "tests"]
+    models = [w for w in workers if not w.is_tool]
     if not models:
         raise PlanError("no model workers are configured (only tools)")
     analyst = models[0]
@@ -44,6 +46,14 @@ def static_plan(workers: Sequence[WorkerInfo], max_steps: int, *, note: str = ""
 
 class StaticConductor:
     name = "static"
+    local: ClassVar[bool] = False
+
+    def __init__(self, config: ConductorConfig | None = None) -> None:
+        self.config = config or ConductorConfig(backend="static")
+
+    @classmethod
+    def doctor(cls, config: ConductorConfig) -> Check:
+        return "ok", "always available"
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
         return static_plan(workers, max_steps)

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import EditError
-from .match import FUZZY_THRESHOLD, LineIndex, Match, find_match
-from .model import EditFailure, EditResult, FileEdit
+from .match import LineIndex, Match, find_match
+from .model import EditFailure, EditResult, EditsConfig, FileEdit
 from .parse import parse_edits
 from .paths import normalize
 
@@ -33,11 +33,11 @@ def edited_paths(edits: Sequence[FileEdit]) -> list[str]:
 
 
 def apply_output(
-    files: Mapping[str, str | None], output: str, *, threshold: float = FUZZY_THRESHOLD
+    files: Mapping[str, str | None], output: str, config: EditsConfig | None = None
 ) -> EditResult:
     """Parse ``output`` and apply it to ``files`` (path -> text, None if absent)."""
     edits, failures = parse_edits(output)
-    result = apply_edits(files, edits, threshold=threshold)
+    result = apply_edits(files, edits, config)
     result.failures[:0] = failures
     return result
 
@@ -45,10 +45,10 @@ def apply_output(
 def apply_edits(
     files: Mapping[str, str | None],
     edits: Sequence[FileEdit],
-    *,
-    threshold: float = FUZZY_THRESHOLD,
+    config: EditsConfig | None = None,
 ) -> EditResult:
     """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing)."""
+    threshold = (config or EditsConfig()).fuzzy_threshold
     result = EditResult(edits=len(edits))
     by_path: dict[str, list[FileEdit]] = {}
     for e in edits:

@@ -12,8 +12,8 @@ import difflib
 from dataclasses import dataclass
 
 from ..errors import Ambiguous, NoMatch
+from .model import FUZZY_THRESHOLD
 
-FUZZY_THRESHOLD = 0.85
 MAX_CANDIDATES = 300
 
 

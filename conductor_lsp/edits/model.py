@@ -5,7 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .paths import DEFAULT_DENY
+
 EditKind = Literal["replace", "diff", "whole"]
+#: How similar a fuzzy SEARCH match must be; the one place this default lives.
+FUZZY_THRESHOLD = 0.85
+
+
+@dataclass
+class EditsConfig:
+    """The ``[edits]`` section: what every caller of the edits API passes along."""
+
+    deny: list[str] = field(default_factory=list)
+    """Extra glob patterns never edited nor shown to models (added to the built-in list)."""
+    fuzzy_threshold: float = FUZZY_THRESHOLD
+    """Similarity (0-1) a fuzzy SEARCH match needs; it must also be the only such place."""
+
+    def all_deny(self) -> list[str]:
+        return [*DEFAULT_DENY, *self.deny]
 
 
 @dataclass(frozen=True)

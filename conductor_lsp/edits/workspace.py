@@ -15,10 +15,9 @@ from pathlib import Path
 
 from ..errors import EditError
 from .apply import apply_edits, edited_paths
-from .match import FUZZY_THRESHOLD
-from .model import EditFailure, EditResult
+from .model import EditFailure, EditResult, EditsConfig
 from .parse import parse_edits
-from .paths import DEFAULT_DENY, check_path
+from .paths import check_path
 
 BOM = b"\xef\xbb\xbf"
 
@@ -84,17 +83,12 @@ def load_for_edit(
     return texts, disk, failures
 
 
-def apply_output_to_disk(
-    root: Path,
-    output: str,
-    *,
-    deny: Sequence[str] = DEFAULT_DENY,
-    threshold: float = FUZZY_THRESHOLD,
-) -> DiskEdit:
+def apply_output_to_disk(root: Path, output: str, config: EditsConfig | None = None) -> DiskEdit:
     """Parse, check, match and write; on any failure nothing on disk changes."""
+    config = config or EditsConfig()
     edits, failures = parse_edits(output)
-    texts, disk, load_failures = load_for_edit(root, edited_paths(edits), deny)
-    result = apply_edits(texts, edits, threshold=threshold)
+    texts, disk, load_failures = load_for_edit(root, edited_paths(edits), config.all_deny())
+    result = apply_edits(texts, edits, config)
     result.failures[:0] = failures + load_failures
     if result.failures or not result.new_texts:
         result.new_texts.clear()

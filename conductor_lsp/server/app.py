@@ -1,6 +1,7 @@
-"""The language server: LSP in, jobs out. Handlers translate and delegate.
+"""The server object: its state (jobs, settings, the shared session) and helpers.
 
-Run with ``conductor-lsp serve`` (stdio) or ``--tcp HOST:PORT`` for debugging.
+Handlers (``handlers``) are registered on it by ``create_server`` in this package's
+``__init__``; they translate LSP and delegate to jobs (``runners``).
 """
 
 from __future__ import annotations
@@ -8,21 +9,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 
-from .. import __version__
-from ..config import Config
+from ..config.schema import Config
 from ..errors import ConductorError
-from ..jobs import Session
-from . import actions
-from .jobs import WHOLE_WORKSPACE, JobManager, ServerJob
-from .runners import as_dict, edit_job, fix_tests_job, undo_job
+from ..runtime.session import Session
+from ..runtime.state import state_dir
+from ..version import __version__
+from . import arguments
+from .jobs import JobManager, ServerJob
 from .settings import ServerSettings, SettingsStack
 
 log = logging.getLogger("conductor_lsp.server")
@@ -37,9 +40,19 @@ class ConductorProtocol(LanguageServerProtocol):
             server.jobs.cancel_request(msg_id)
 
 
+def make_converter() -> cattrs.Converter:
+    """lsprotocol's converter, taught the command argument classes."""
+    return arguments.register(default_converter())
+
+
 class ConductorServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("conductor-lsp", __version__, protocol_cls=ConductorProtocol)
+        super().__init__(
+            "conductor-lsp",
+            __version__,
+            protocol_cls=ConductorProtocol,
+            converter_factory=make_converter,
+        )
         self.jobs = JobManager()
         self.settings = SettingsStack()
         self.diagnostic_uris: set[str] = set()
@@ -138,7 +151,13 @@ class ConductorServer(LanguageServer):
 
         asyncio.get_running_loop().create_task(close())
 
-    def start(self, kind: str, title: str, claims: frozenset[Path], body: Any) -> dict[str, Any]:
+    def start(
+        self,
+        kind: str,
+        title: str,
+        claims: frozenset[Path],
+        body: Callable[[ServerJob], Awaitable[None]],
+    ) -> dict[str, Any]:
         """Start a job unless it would edit a file another job holds; returns at once."""
         self.close_idle_sessions()
         other = self.jobs.conflict(claims)
@@ -149,187 +168,9 @@ class ConductorServer(LanguageServer):
         job = self.jobs.start(kind, title, claims, body, request_id=self.protocol.msg_id)
         return {"started": True, "jobId": job.id}
 
-
-def _range(value: Any) -> types.Range | None:
-    if value is None:
-        return None
-    try:
-        s, e = value["start"], value["end"]
-        return types.Range(
-            types.Position(int(s["line"]), int(s["character"])),
-            types.Position(int(e["line"]), int(e["character"])),
-        )
-    except (KeyError, TypeError, ValueError) as err:
-        raise ValueError(f"range must be {{start: {{line, character}}, end: ...}}: {err}") from None
-
-
-def _args(args: tuple[Any, ...], command: str) -> dict[str, Any]:
-    try:
-        return as_dict(args[0] if args else None, command)
-    except ValueError as e:
-        raise JsonRpcInvalidParams(str(e)) from None
-
-
-def create_server() -> ConductorServer:
-    server = ConductorServer()
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: ConductorServer, params: types.InitializedParams) -> None:
-        ws = ls.client_capabilities.workspace
-        if ws and ws.configuration:
-            try:
-                items = [types.ConfigurationItem(section="conductor")]
-                result = await ls.workspace_configuration_async(
-                    types.ConfigurationParams(items=items)
-                )
-                ls.settings.set_layer("workspace/configuration", result[0] if result else None)
-            except Exception as e:
-                ls.log(f"workspace/configuration failed: {e}", types.MessageType.Warning)
-        ls.settings_changed()
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: ConductorServer, params: types.InitializeParams) -> None:
-        try:
-            ls.settings.set_layer("initializationOptions", params.initialization_options)
-        except ConductorError as e:
-            ls.log(f"initializationOptions ignored: {e}", types.MessageType.Error)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(
-        ls: ConductorServer, params: types.DidChangeConfigurationParams
-    ) -> None:
-        try:
-            ls.settings.set_layer("didChangeConfiguration", params.settings)
-        except ConductorError as e:
-            ls.show(f"Conductor: configuration error: {e}", types.MessageType.Error)
-            return
-        ls.settings_changed()
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=False),
-    )
-    def code_action(ls: ConductorServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return actions.code_actions(params)
-
-    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
-    def progress_cancel(ls: ConductorServer, params: types.WorkDoneProgressCancelParams) -> None:
-        ls.jobs.cancel_token(params.token)
-
-    def target(ls: ConductorServer, a: dict[str, Any]) -> tuple[Path, types.Range | None]:
-        """The document (as a resolved path) and range a command is about."""
-        uri = a.get("uri")
-        if not isinstance(uri, str) or not uri:
-            raise JsonRpcInvalidParams("uri (a string) is required")
-        try:
-            rng = _range(a.get("range"))
-        except ValueError as e:
-            raise JsonRpcInvalidParams(str(e)) from None
-        return Path(ls.workspace.get_text_document(uri).path).resolve(), rng
-
-    @server.command(actions.FIX)
-    def fix(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.FIX)
-        path, rng = target(ls, a)
-        diags = [
-            f"line {d.get('line', 0) + 1}: {d.get('message', '')}"
-            for d in a.get("diagnostics") or []
-            if isinstance(d, dict)
-        ]
-        instruction = str(
-            a.get("instruction") or "Fix this problem: " + "; ".join(diags or ["(see file)"])
-        )
-        return ls.start(
-            "fix",
-            f"Conductor: fix {path.name}",
-            frozenset({path}),
-            lambda job: edit_job(ls, job, a["uri"], rng, instruction, diags),
-        )
-
-    @server.command(actions.REWRITE)
-    def rewrite(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.REWRITE)
-        path, rng = target(ls, a)
-        if rng is None:
-            raise JsonRpcInvalidParams("range is required for a rewrite")
-        instruction = str(a.get("instruction") or "")
-        return ls.start(
-            "rewrite",
-            f"Conductor: rewrite in {path.name}",
-            frozenset({path}),
-            lambda job: edit_job(ls, job, a["uri"], rng, instruction, []),
-        )
-
-    @server.command(actions.FIX_TESTS)
-    def fix_tests(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.FIX_TESTS)
-        instruction = str(a.get("instruction") or "")
-        return ls.start(
-            "fixTests",
-            "Conductor: make the tests pass",
-            frozenset({WHOLE_WORKSPACE}),
-            lambda job: fix_tests_job(ls, job, instruction),
-        )
-
-    @server.command(actions.CANCEL)
-    def cancel(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.CANCEL)
-        job_id = a.get("jobId")
-        return {"cancelled": ls.jobs.cancel(str(job_id) if job_id is not None else None)}
-
-    @server.command(actions.UNDO)
-    def undo(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.UNDO)
-        done = [
-            j
-            for j in ls.jobs.jobs.values()
-            if j.kind in ("fix", "rewrite", "fixTests")
-            and (j.undo or j.checkpoint_ref)
-            and j.task is not None
-            and j.task.done()
-        ]
-        if a.get("jobId") is not None:
-            done = [j for j in done if j.id == str(a["jobId"])]
-        target: ServerJob | None = done[-1] if done else None
-        claims = target.claims if target else frozenset()
-        return ls.start("undo", "Conductor: undo", claims, lambda job: undo_job(ls, job, target))
-
-    @server.command(actions.SHOW_PLAN)
-    async def show_plan(ls: ConductorServer, *args: Any) -> dict[str, Any]:
-        a = _args(args, actions.SHOW_PLAN)
-        jobs = [j for j in ls.jobs.jobs.values() if j.report]
-        if a.get("jobId") is not None:
-            jobs = [j for j in jobs if j.id == str(a["jobId"])]
-        if not jobs:
-            ls.show("Conductor: no finished job to show yet")
-            return {"shown": False}
-        job = jobs[-1]
-        root = ls.current_config()[0].root
-        path = root / ".conductor" / "reports" / f"job-{job.id}.md"
+    def write_report(self, job: ServerJob) -> Path:
+        """The job's Markdown report under .conductor/reports/, for showPlan."""
+        path = state_dir(self.current_config()[0].root) / "reports" / f"job-{job.id}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(job.report, encoding="utf-8")
-        window = ls.client_capabilities.window
-        if window and window.show_document and window.show_document.support:
-            await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
-            )
-            return {"shown": True, "uri": path.as_uri()}
-        return {"shown": False, "uri": path.as_uri(), "markdown": job.report}
-
-    return server
-
-
-def serve(tcp: str | None = None, log_file: str | None = None) -> None:
-    """Run the server on stdio (or TCP for debugging)."""
-    if log_file:
-        logging.basicConfig(
-            filename=log_file,
-            level=logging.INFO,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
-    server = create_server()
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        return path

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..edits.apply import apply_edits, edited_paths
-from ..edits.model import EditFailure, FileEdit
+from ..edits.model import EditFailure, EditsConfig, FileEdit
 from ..edits.parse import parse_edits
 from ..edits.paths import check_path
 from ..edits.workspace import read_text, write_all
@@ -203,9 +203,8 @@ async def apply_output(
     ls: LanguageServer,
     root: Path,
     output: str,
+    config: EditsConfig,
     *,
-    deny: Sequence[str],
-    threshold: float,
     label: str,
     preview: bool,
     blocked: Callable[[Path], str] = lambda p: "",
@@ -213,15 +212,7 @@ async def apply_output(
     """Parse, match against the live buffers, send, verify; all or nothing."""
     edits, failures = parse_edits(output)
     return await apply_parsed(
-        ls,
-        root,
-        edits,
-        failures,
-        deny=deny,
-        threshold=threshold,
-        label=label,
-        preview=preview,
-        blocked=blocked,
+        ls, root, edits, failures, config, label=label, preview=preview, blocked=blocked
     )
 
 
@@ -230,18 +221,17 @@ async def apply_parsed(
     root: Path,
     edits: list[FileEdit],
     failures: list[EditFailure],
+    config: EditsConfig,
     *,
-    deny: Sequence[str],
-    threshold: float,
     label: str,
     preview: bool,
     blocked: Callable[[Path], str],
 ) -> Applied:
     paths = edited_paths(edits)
     for _ in range(3):
-        targets, gather_failures = _gather(ls, root, paths, deny, blocked)
+        targets, gather_failures = _gather(ls, root, paths, config.all_deny(), blocked)
         texts = {p: t.text for p, t in targets.items()}
-        result = apply_edits(texts, edits, threshold=threshold)
+        result = apply_edits(texts, edits, config)
         result.failures[:0] = failures + gather_failures
         if result.failures or not result.new_texts:
             return Applied(errors=result.report() or "the output held no applicable edit")

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..engine import Engine, JobResult
-from ..events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from ..runtime.engine import Engine
+from ..runtime.events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from ..runtime.results import JobResult
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -32,6 +33,7 @@ class Progress:
     def __init__(self, ls: LanguageServer, token: str | None) -> None:
         self.ls = ls
         self.token = token
+        self.title = ""
 
     @classmethod
     async def create(cls, ls: LanguageServer, job_id: str) -> Progress:
@@ -46,6 +48,7 @@ class Progress:
         return cls(ls, token)
 
     def begin(self, title: str, message: str = "") -> None:
+        self.title = title
         if self.token:
             self.ls.work_done_progress.begin(
                 self.token,
@@ -67,7 +70,8 @@ class Progress:
     def end(self, message: str) -> None:
         if self.token:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
-        self.ls.window_log_message(types.LogMessageParams(types.MessageType.Info, message))
+        line = f"{self.title}: {message}" if self.title else message
+        self.ls.window_log_message(types.LogMessageParams(types.MessageType.Info, line))
 
 
 @dataclass
@@ -128,7 +132,6 @@ class JobManager:
         self.jobs: dict[str, ServerJob] = {}
         self._ids = itertools.count(1)
         self.by_request: dict[Any, str] = {}
-        self.last: ServerJob | None = None
 
     def running(self) -> list[ServerJob]:
         return [j for j in self.jobs.values() if j.task is not None and not j.task.done()]
@@ -156,7 +159,6 @@ class JobManager:
     ) -> ServerJob:
         job = ServerJob(str(next(self._ids)), kind, title, claims)
         self.jobs[job.id] = job
-        self.last = job
         if request_id is not None:
             self.by_request[request_id] = job.id
         job.task = asyncio.get_running_loop().create_task(self._run(job, body))
@@ -168,7 +170,7 @@ class JobManager:
         except asyncio.CancelledError:
             job.outcome, job.message = "cancelled", "cancelled"
             if job.progress:
-                job.progress.end(f"{job.title}: cancelled")
+                job.progress.end("cancelled")
 
     def cancel(self, job_id: str | None = None) -> list[str]:
         """Cancel one job (or all); returns the ids cancelled."""

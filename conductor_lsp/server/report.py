@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..engine import JobResult
-from ..render import access_text
+from ..plan import access_text
+from ..runtime.results import JobResult
 
 
 def diagram(result: JobResult) -> str:

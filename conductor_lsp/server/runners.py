@@ -5,24 +5,21 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .. import checkpoint as cp
 from ..edits.paths import check_path
 from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
-from ..loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix import checkpoint as cp
+from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..task import FileContext, Task
 from ..testrun import TestRun
+from .app import ConductorServer
 from .editor_edits import apply_output, open_documents, replace_buffers
 from .jobs import Progress, ServerJob
 from .positions import offset_at
 from .report import job_report
-
-if TYPE_CHECKING:
-    from .app import ConductorServer
 
 _COMMENT = re.compile(r"^\s*(#|//|--|/\*|\*)\s?(.*?)\s*(\*/)?$")
 
@@ -90,7 +87,7 @@ async def edit_job(
             ls,
             job,
             result.outcome,
-            f"{job.title}: {result.outcome} ({result.reason})",
+            f"{result.outcome} ({result.reason})",
             error=result.outcome == "failed",
         )
         return
@@ -99,8 +96,7 @@ async def edit_job(
         ls,
         root,
         result.output,
-        deny=config.edits.all_deny(),
-        threshold=config.edits.fuzzy_threshold,
+        config.edits,
         label=job.title,
         preview=settings.preview,
         blocked=lambda p: ls.jobs.holder(p, job),
@@ -112,18 +108,17 @@ async def edit_job(
             ls,
             job,
             "failed",
-            f"{job.title}: no edit applied: {applied.errors.splitlines()[0]}",
+            f"no edit applied: {applied.errors.splitlines()[0]}",
             error=True,
         )
     elif applied.errors:
-        finish(ls, job, "failed", f"{job.title}: {applied.errors.strip()}", error=True)
+        finish(ls, job, "failed", applied.errors.strip(), error=True)
     else:
         finish(
             ls,
             job,
             "done",
-            f"{job.title}: edited {', '.join(applied.paths)} "
-            f"(${result.cost:.4f}, {result.seconds:.1f}s)",
+            f"edited {', '.join(applied.paths)} (${result.cost:.4f}, {result.seconds:.1f}s)",
         )
 
 
@@ -154,8 +149,7 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
             ls,
             job,
             "refused",
-            "Conductor: save these files first, so the tests run on what "
-            f"you see: {', '.join(sorted(dirty))}",
+            f"save these files first, so the tests run on what you see: {', '.join(sorted(dirty))}",
             error=True,
         )
         return
@@ -170,7 +164,7 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     try:
         report = await loop.run()
     except ConductorError as e:
-        finish(ls, job, "failed", f"{job.title}: {e}", error=True)
+        finish(ls, job, "failed", str(e), error=True)
         return
     finally:
         await sync_buffers(ls, before, job.title)
@@ -185,8 +179,7 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         ls,
         job,
         report.outcome,
-        f"{job.title}: {report.outcome}, tests {end}"
-        + (f" ({report.reason})" if report.reason else ""),
+        f"{report.outcome}, tests {end}" + (f" ({report.reason})" if report.reason else ""),
         error=not report.end.passed,
     )
 
@@ -243,7 +236,7 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
     job.progress = await Progress.create(ls, job.id)
     job.progress.begin(job.title)
     if target is None:
-        finish(ls, job, "failed", "Conductor: nothing to undo", error=True)
+        finish(ls, job, "failed", "nothing to undo", error=True)
         return
     if target.checkpoint_ref:
         config, _ = ls.current_config()
@@ -254,7 +247,7 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
         before = {p: d.source for p, d in open_documents(ls).items()}
         await asyncio.to_thread(cp.restore, config.root, points[0])
         await sync_buffers(ls, before, job.title)
-        finish(ls, job, "done", f"Conductor: restored {points[0].ref}")
+        finish(ls, job, "done", f"restored {points[0].ref}")
         return
     docs = {d.uri: d for d in open_documents(ls).values()}
     changed = [
@@ -265,31 +258,26 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
             ls,
             job,
             "failed",
-            "Conductor: the files changed since; use the editor's undo",
+            "the files changed since; use the editor's undo",
             error=True,
         )
         return
     texts = {Path(docs[uri].path).resolve(): (new, old) for uri, (old, new) in target.undo.items()}
     await replace_buffers(ls, texts, job.title)
     target.undo = {}
-    finish(ls, job, "done", f"Conductor: undid job {target.id}")
+    finish(ls, job, "done", f"undid job {target.id}")
 
 
 def finish(
     ls: ConductorServer, job: ServerJob, outcome: str, message: str, *, error: bool = False
 ) -> None:
+    """End a job: the progress ends with ``message`` (clients show the title beside it);
+    failures are also shown as a notification, with the title, before the progress ends."""
     job.outcome, job.message = outcome, message
-    if error:  # before the progress ends, so a client sees the reason by then
+    if error:
         ls.show(
-            message, types.MessageType.Error if outcome == "failed" else types.MessageType.Warning
+            f"{job.title}: {message}",
+            types.MessageType.Error if outcome == "failed" else types.MessageType.Warning,
         )
     if job.progress is not None:
         job.progress.end(message)
-
-
-def as_dict(value: Any, what: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"{what}: expected an object, got {type(value).__name__}")
-    return value

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, load_config
+from ..config.load import load_config
+from ..config.schema import Config
 from ..errors import ConfigError
 
 SERVER_KEYS = ("preview", "logFile", "configFile")

@@ -4,29 +4,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import WorkerConfig
-from ..keys import Secret
 from ..protocols import WorkerRequest
 from ..usage import Usage
-from .http import StreamState
+from .http import HttpWorker, StreamState
 
 API_VERSION = "2023-06-01"
 
 
-class AnthropicWire:
+class AnthropicWorker(HttpWorker):
+    auto = True
+    key_envs = ("ANTHROPIC_API_KEY",)
+    default_model = "claude-sonnet-4-5"
     default_base_url = "https://api.anthropic.com"
-    key_envs: tuple[str, ...] = ("ANTHROPIC_API_KEY",)
+    default_description = "Anthropic Claude Sonnet: careful reasoning and code"
+    default_price_in = 3.0
+    default_price_out = 15.0
 
-    def url(self, base_url: str, model: str, stream: bool) -> str:
-        return f"{base_url}/v1/messages"
+    def url(self, stream: bool) -> str:
+        return f"{self.base_url}/v1/messages"
 
-    def headers(self, key: Secret | None) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         h = {"anthropic-version": API_VERSION}
-        if key:
-            h["x-api-key"] = key.reveal()
+        if self._key:
+            h["x-api-key"] = self._key.reveal()
         return h
 
-    def body(self, cfg: WorkerConfig, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+    def body(self, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+        cfg = self.config
         blocks: list[dict[str, Any]] = [{"type": "text", "text": p.text} for p in request.parts]
         stable = [i for i, p in enumerate(request.parts) if p.stable]
         if stable:

@@ -4,27 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import WorkerConfig
-from ..keys import Secret
 from ..protocols import WorkerRequest
 from ..usage import Usage
-from .http import StreamState
+from .http import HttpWorker, StreamState
 
 
-class GeminiWire:
+class GeminiWorker(HttpWorker):
+    auto = True
+    key_envs = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    default_model = "gemini-2.5-flash"
     default_base_url = "https://generativelanguage.googleapis.com"
-    key_envs: tuple[str, ...] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    default_description = "Google Gemini Flash: cheap, long context"
+    default_price_in = 0.3
+    default_price_out = 2.5
 
-    def url(self, base_url: str, model: str, stream: bool) -> str:
+    def url(self, stream: bool) -> str:
+        model, base_url = self.config.model, self.base_url
         model = model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
         if stream:
             return f"{base_url}/v1beta/{model}:streamGenerateContent?alt=sse"
         return f"{base_url}/v1beta/{model}:generateContent"
 
-    def headers(self, key: Secret | None) -> dict[str, str]:
-        return {"x-goog-api-key": key.reveal()} if key else {}
+    def headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self._key.reveal()} if self._key else {}
 
-    def body(self, cfg: WorkerConfig, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+    def body(self, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+        cfg = self.config
         gen: dict[str, Any] = {"maxOutputTokens": cfg.max_tokens}
         if cfg.temperature >= 0:
             gen["temperature"] = cfg.temperature

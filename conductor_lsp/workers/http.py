@@ -1,7 +1,8 @@
 """The one boundary where httpx meets conductor-lsp: retries, limits, error mapping.
 
-Each provider supplies a small ``Wire`` (URL, headers, body, how to read the
-answer); ``HttpWorker`` does the rest the same way for all of them.
+A provider is a subclass that says how its API looks on the wire (URL, headers,
+body, how to read an answer or a stream event) and declares its defaults as
+class attributes; ``HttpWorker`` does the rest the same way for all of them.
 """
 
 from __future__ import annotations
@@ -10,25 +11,27 @@ import asyncio
 import contextlib
 import email.utils
 import json
+import os
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar
 
 import httpx
 
-from ..config import WorkerConfig
+from ..config.schema import Config, WorkerConfig
 from ..errors import (
+    ConductorError,
     WorkerError,
     WorkerFormatError,
     WorkerStatusError,
     WorkerTimeout,
     WorkerTransportError,
 )
-from ..keys import Secret, resolve_key, scrub
-from ..protocols import WorkerRequest, WorkerResponse
+from ..protocols import Check, Limits, WorkerContext, WorkerRequest, WorkerResponse
 from ..usage import Usage
+from .keys import Secret, resolve_key, scrub
 from .sse import iter_sse
 
 BACKOFF_BASE = 0.5
@@ -42,23 +45,6 @@ class StreamState:
     usage: Usage = Usage()
     done: bool = False
     error: str = ""
-
-
-class Wire(Protocol):
-    """How one provider's HTTP API looks on the wire."""
-
-    default_base_url: str
-    key_envs: tuple[str, ...]
-
-    def url(self, base_url: str, model: str, stream: bool) -> str: ...
-
-    def headers(self, key: Secret | None) -> dict[str, str]: ...
-
-    def body(self, cfg: WorkerConfig, request: WorkerRequest, stream: bool) -> dict[str, Any]: ...
-
-    def parse(self, data: Any) -> tuple[str, Usage]: ...
-
-    def on_event(self, event: str, data: Any, state: StreamState) -> None: ...
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -84,69 +70,105 @@ def backoff_delay(attempt: int, retry_after: float | None) -> float:
     return random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
 
 
-class Limits:
-    """Per-endpoint concurrency limits shared by the workers of one pool."""
-
-    def __init__(self) -> None:
-        self._sems: dict[tuple[str, str], asyncio.Semaphore] = {}
-
-    def for_endpoint(self, provider: str, base_url: str, size: int) -> asyncio.Semaphore:
-        key = (provider, base_url)
-        if key not in self._sems:
-            self._sems[key] = asyncio.Semaphore(size)
-        return self._sems[key]
-
-
 class HttpWorker:
-    """A worker behind an HTTP API; ``wire`` says which one."""
+    """A worker behind an HTTP API; subclasses supply the wire format and defaults."""
+
+    is_tool: ClassVar[bool] = False
+    auto: ClassVar[bool] = False
+    needs_key: ClassVar[bool] = True
+    key_envs: ClassVar[tuple[str, ...]] = ()
+    requires_model: ClassVar[bool] = True
+    default_model: ClassVar[str] = ""
+    default_base_url: ClassVar[str] = ""
+    default_description: ClassVar[str] = ""
+    default_price_in: ClassVar[float] = 0.0
+    default_price_out: ClassVar[float] = 0.0
 
     def __init__(
         self,
         name: str,
         config: WorkerConfig,
-        wire: Wire,
+        context: WorkerContext | None = None,
         *,
         client: httpx.AsyncClient | None = None,
-        limits: Limits | None = None,
+        owner: str = "",
     ) -> None:
         self.name = name
         self.config = config
-        self.wire = wire
-        self.base_url = (config.base_url or wire.default_base_url).rstrip("/")
+        self.base_url = (config.base_url or self.default_base_url).rstrip("/")
         self._key = resolve_key(
             api_key_cmd=config.api_key_cmd,
             api_key_env=config.api_key_env,
-            default_envs=wire.key_envs,
-            owner=f"workers.{name}",
+            default_envs=self.key_envs,
+            owner=owner or f"workers.{name}",
         )
         self._own_client = client is None
         timeout = httpx.Timeout(config.timeout, connect=min(10.0, config.timeout))
         self._client = client or httpx.AsyncClient(timeout=timeout)
-        self._timeout = timeout
-        self._sem = (limits or Limits()).for_endpoint(
-            config.provider, self.base_url, config.concurrency
-        )
+        limits = context.limits if context is not None else Limits()
+        self._sem = limits.for_endpoint(config.provider, self.base_url, config.concurrency)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} {self.config.provider}:{self.config.model}>"
 
     @property
-    def has_key(self) -> bool:
-        return self._key is not None
+    def secret(self) -> Secret | None:
+        """The key, for scrubbing traces; prints as ***."""
+        return self._key
+
+    # --- what a provider says about its wire format ------------------------------------
+
+    def url(self, stream: bool) -> str:
+        raise NotImplementedError
+
+    def headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def body(self, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def parse(self, data: Any) -> tuple[str, Usage]:
+        raise NotImplementedError
+
+    def on_event(self, event: str, data: Any, state: StreamState) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
+        """Whether this worker can run: its key (never its value) and endpoint."""
+        try:
+            key = resolve_key(
+                api_key_cmd=config.api_key_cmd,
+                api_key_env=config.api_key_env,
+                default_envs=cls.key_envs,
+                env=os.environ,
+                owner=f"workers.{name}",
+            )
+        except ConductorError as e:
+            return "no", str(e)
+        where = config.base_url or cls.default_base_url
+        if config.api_key_cmd:
+            how = "key from command"
+        elif key:
+            how = f"key in {config.api_key_env or '/'.join(cls.key_envs)}"
+        else:
+            how = f"no key: set {config.api_key_env or cls.key_envs[0]}"
+        status = "ok" if key or not cls.needs_key else "no"
+        return status, f"{config.provider}:{config.model} at {where}, {how}"
+
+    # --- the boundary ------------------------------------------------------------------
 
     async def aclose(self) -> None:
         if self._own_client:
             await self._client.aclose()
 
-    async def complete(
-        self, request: WorkerRequest, on_text: Callable[[str], None] | None = None
-    ) -> WorkerResponse:
+    async def complete(self, request: WorkerRequest) -> WorkerResponse:
         start = time.monotonic()
         attempt = 0
         while True:
             try:
                 async with self._sem:
-                    text, usage, raw = await self._call_once(request, on_text)
+                    text, usage = await self._call_once(request)
                 break
             except WorkerError as e:
                 if not e.retryable or attempt >= self.config.max_retries:
@@ -161,7 +183,6 @@ class HttpWorker:
             model=self.config.model,
             elapsed=time.monotonic() - start,
             attempts=attempt + 1,
-            raw=raw,
         )
 
     @contextlib.contextmanager
@@ -177,15 +198,12 @@ class HttpWorker:
             msg = scrub(f"{type(e).__name__}: {e}", [self._key])
             raise WorkerTransportError(msg, worker=self.name) from e
 
-    async def _call_once(
-        self, request: WorkerRequest, on_text: Callable[[str], None] | None
-    ) -> tuple[str, Usage, dict[str, Any] | None]:
+    async def _call_once(self, request: WorkerRequest) -> tuple[str, Usage]:
         stream = self.config.stream
-        url = self.wire.url(self.base_url, self.config.model, stream)
-        headers = self.wire.headers(self._key)
-        body = self.wire.body(self.config, request, stream)
+        url = self.url(stream)
+        body = self.body(request, stream)
         with self._mapped_errors():
-            async with self._client.stream("POST", url, headers=headers, json=body) as resp:
+            async with self._client.stream("POST", url, headers=self.headers(), json=body) as resp:
                 if resp.status_code >= 400:
                     detail = (await resp.aread()).decode("utf-8", "replace")[:400]
                     raise WorkerStatusError(
@@ -195,18 +213,15 @@ class HttpWorker:
                         retry_after=parse_retry_after(resp.headers.get("retry-after")),
                     )
                 if stream and resp.headers.get("content-type", "").startswith("text/event-stream"):
-                    state = await self._read_stream(resp.aiter_lines(), on_text)
-                    return "".join(state.text), state.usage, None
+                    state = await self._read_stream(resp.aiter_lines())
+                    return "".join(state.text), state.usage
                 data = await self._read_json(resp)
         try:
-            text, usage = self.wire.parse(data)
-        except (KeyError, IndexError, TypeError, ValueError) as e:
+            return self.parse(data)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
             raise WorkerFormatError(
                 f"unexpected answer shape ({type(e).__name__}: {e})", worker=self.name
             ) from e
-        if on_text and text:
-            on_text(text)
-        return text, usage, data
 
     async def _read_json(self, resp: httpx.Response) -> Any:
         raw = await resp.aread()
@@ -218,9 +233,7 @@ class HttpWorker:
                 f"answer is not complete JSON ({len(raw)} bytes): {e}", worker=self.name
             ) from e
 
-    async def _read_stream(
-        self, lines: AsyncIterator[str], on_text: Callable[[str], None] | None
-    ) -> StreamState:
+    async def _read_stream(self, lines: AsyncIterator[str]) -> StreamState:
         state = StreamState()
         async for ev in iter_sse(lines):
             if ev.data.strip() == "[DONE]":
@@ -232,18 +245,14 @@ class HttpWorker:
                 raise WorkerTransportError(
                     f"bad SSE data: {ev.data[:80]!r}", worker=self.name
                 ) from e
-            before = len(state.text)
             try:
-                self.wire.on_event(ev.event, data, state)
-            except (KeyError, IndexError, TypeError, ValueError) as e:
+                self.on_event(ev.event, data, state)
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
                 raise WorkerFormatError(f"unexpected stream event: {e}", worker=self.name) from e
             if state.error:
                 raise WorkerStatusError(
                     scrub(state.error, [self._key]), worker=self.name, status=529
                 )
-            if on_text:
-                for chunk in state.text[before:]:
-                    on_text(chunk)
             if state.done:
                 break
         if not state.done:

@@ -4,22 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from typing import ClassVar
 
-from ..config import WorkerConfig
+from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
-from ..local_model import LocalModel
-from ..protocols import WorkerRequest, WorkerResponse
+from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
 from ..usage import Usage
+from .local_model import LocalModel, local_models_available
 
 
 class LocalWorker:
-    def __init__(self, name: str, config: WorkerConfig) -> None:
+    is_tool: ClassVar[bool] = False
+    auto: ClassVar[bool] = False
+    needs_key: ClassVar[bool] = False
+    key_envs: ClassVar[tuple[str, ...]] = ()
+    requires_model: ClassVar[bool] = True
+    default_model: ClassVar[str] = ""
+    default_base_url: ClassVar[str] = ""
+    default_description: ClassVar[str] = "a model in this process"
+    default_price_in: ClassVar[float] = 0.0
+    default_price_out: ClassVar[float] = 0.0
+
+    def __init__(
+        self, name: str, config: WorkerConfig, context: WorkerContext | None = None
+    ) -> None:
         if not config.model:
             raise ConfigError(f"workers.{name}.model must name a GGUF file or model directory")
         self.name = name
         self.config = config
         self._stop = threading.Event()
+
+    @classmethod
+    def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
+        ok = local_models_available()
+        detail = config.model if ok else "pip install torch==2.13.0 'conductor-lsp[local]'"
+        return ("ok" if ok else "no"), f"local: {detail}"
 
     def _run(self, request: WorkerRequest) -> WorkerResponse:
         model = LocalModel.get(self.config.model, self.config.device)
@@ -40,18 +59,13 @@ class LocalWorker:
             elapsed=g.seconds,
         )
 
-    async def complete(
-        self, request: WorkerRequest, on_text: Callable[[str], None] | None = None
-    ) -> WorkerResponse:
+    async def complete(self, request: WorkerRequest) -> WorkerResponse:
         self._stop.clear()
         try:
-            resp = await asyncio.to_thread(self._run, request)
+            return await asyncio.to_thread(self._run, request)
         except asyncio.CancelledError:
             self._stop.set()
             raise
-        if on_text:
-            on_text(resp.text)
-        return resp
 
     async def aclose(self) -> None:
         self._stop.set()

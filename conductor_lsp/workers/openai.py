@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import WorkerConfig
-from ..keys import Secret
 from ..protocols import WorkerRequest
 from ..usage import Usage
-from .http import StreamState
+from .http import HttpWorker, StreamState
 
 
 def chat_messages(request: WorkerRequest) -> list[dict[str, str]]:
@@ -18,19 +16,25 @@ def chat_messages(request: WorkerRequest) -> list[dict[str, str]]:
     return msgs
 
 
-class OpenAIWire:
+class OpenAIWorker(HttpWorker):
+    auto = True
+    key_envs = ("OPENAI_API_KEY",)
+    default_model = "gpt-5-mini"
     default_base_url = "https://api.openai.com/v1"
-    key_envs: tuple[str, ...] = ("OPENAI_API_KEY",)
+    default_description = "OpenAI GPT-5 mini: fast, strong coder"
+    default_price_in = 0.25
+    default_price_out = 2.0
     #: GPT-5 family models take max_completion_tokens; compatible servers know max_tokens.
     token_field = "max_completion_tokens"
 
-    def url(self, base_url: str, model: str, stream: bool) -> str:
-        return f"{base_url}/chat/completions"
+    def url(self, stream: bool) -> str:
+        return f"{self.base_url}/chat/completions"
 
-    def headers(self, key: Secret | None) -> dict[str, str]:
-        return {"Authorization": f"Bearer {key.reveal()}"} if key else {}
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._key.reveal()}"} if self._key else {}
 
-    def body(self, cfg: WorkerConfig, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+    def body(self, request: WorkerRequest, stream: bool) -> dict[str, Any]:
+        cfg = self.config
         body: dict[str, Any] = {
             "model": cfg.model,
             "messages": chat_messages(request),
@@ -60,9 +64,17 @@ class OpenAIWire:
             state.usage = _usage(data["usage"])
 
 
-class OpenAICompatibleWire(OpenAIWire):
+class OpenAICompatibleWorker(OpenAIWorker):
+    """vLLM, llama.cpp's server, Ollama, LM Studio: the same wire, usually no key."""
+
+    auto = False
+    needs_key = False
+    key_envs = ("OPENAI_COMPATIBLE_API_KEY",)
+    default_model = ""
     default_base_url = "http://127.0.0.1:8000/v1"
-    key_envs: tuple[str, ...] = ("OPENAI_COMPATIBLE_API_KEY",)
+    default_description = ""
+    default_price_in = 0.0
+    default_price_out = 0.0
     token_field = "max_tokens"
 
 

@@ -2,34 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
-from ..config import TestConfig, WorkerConfig
+from ..config.schema import Config, TestConfig, WorkerConfig
 from ..errors import ConfigError
-from ..protocols import WorkerRequest, WorkerResponse
+from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
 from ..testrun import run_tests
 
 
 class TestsWorker:
     __test__ = False  # not a pytest class
+    is_tool: ClassVar[bool] = True
+    auto: ClassVar[bool] = False
+    needs_key: ClassVar[bool] = False
+    key_envs: ClassVar[tuple[str, ...]] = ()
+    requires_model: ClassVar[bool] = False
+    default_model: ClassVar[str] = ""
+    default_base_url: ClassVar[str] = ""
+    default_description: ClassVar[str] = (
+        "Runs the project's tests and reports failures (free, no model)"
+    )
+    default_price_in: ClassVar[float] = 0.0
+    default_price_out: ClassVar[float] = 0.0
 
-    def __init__(self, name: str, config: WorkerConfig, test: TestConfig, root: Path) -> None:
-        if not test.command:
+    def __init__(self, name: str, config: WorkerConfig, context: WorkerContext) -> None:
+        if not context.test.command:
             raise ConfigError(f"worker {name} runs tests, but [test] command is not set")
         self.name = name
         self.config = config
-        self.test = test
-        self.root = root
+        self.test: TestConfig = context.test
+        self.root: Path = context.root
 
-    async def complete(
-        self, request: WorkerRequest, on_text: Callable[[str], None] | None = None
-    ) -> WorkerResponse:
+    @classmethod
+    def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
+        command = full.test.command
+        return ("ok" if command else "no"), f"tests: {command or 'set [test] command'}"
+
+    async def complete(self, request: WorkerRequest) -> WorkerResponse:
         run = await run_tests(self.test.command, self.root, self.test.timeout)
-        text = run.summary()
-        if on_text:
-            on_text(text)
-        return WorkerResponse(text=text, model="tests", elapsed=run.seconds)
+        return WorkerResponse(text=run.summary(), model="tests", elapsed=run.seconds)
 
     async def aclose(self) -> None:
         return None

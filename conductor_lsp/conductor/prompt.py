@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
-from .plan import ROLES
-from .protocols import WorkerInfo
-from .task import Task
+from ..plan import ROLES
+from ..protocols import WorkerInfo
+from ..task import Task
 
 _SPLIT = "=== TASK ===\n"
 
@@ -23,7 +23,11 @@ class ConductorPrompt:
 
 
 def _template() -> str:
-    text = resources.files("conductor_lsp").joinpath("prompts/conductor.md").read_text("utf-8")
+    text = (
+        resources.files("conductor_lsp.conductor")
+        .joinpath("prompts/conductor.md")
+        .read_text("utf-8")
+    )
     if text.startswith("<!--"):
         text = text[text.index("-->") + 3 :].lstrip("\n")
     return text

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .config import BudgetConfig
+from ..config.schema import BudgetConfig
+from ..errors import BudgetExceeded
 
 
 @dataclass
@@ -31,9 +32,13 @@ class Meter:
             return f"time budget spent ({self.limits.max_seconds:g}s)"
         return ""
 
-    def reserve_call(self) -> str:
-        """Count a call before it starts; returns why not, or ''."""
+    def check(self) -> None:
+        """Raise ``BudgetExceeded`` (saying which budget) once no call may start."""
         why = self.exhausted()
-        if not why:
-            self.calls += 1
-        return why
+        if why:
+            raise BudgetExceeded(why)
+
+    def reserve_call(self) -> None:
+        """Count a call before it starts; ``BudgetExceeded`` if it may not."""
+        self.check()
+        self.calls += 1

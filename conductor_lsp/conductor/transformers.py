@@ -10,21 +10,29 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from ..config import ConductorConfig
+from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..local_model import Generation, LocalModel
 from ..plan import Plan
-from ..plan_parse import parse_for_workers
-from ..prompt import build_prompt
-from ..protocols import WorkerInfo
+from ..protocols import Check, WorkerInfo
 from ..task import Task
+from ..workers.local_model import Generation, LocalModel, has_module, local_models_available
 from .grammar import plan_grammar, worst_case_tokens
+from .parse import parse_for_workers
+from .prompt import build_prompt
 
 
 class TransformersConductor:
     name = "transformers"
+    local: ClassVar[bool] = True
+
+    @classmethod
+    def doctor(cls, config: ConductorConfig) -> Check:
+        if not local_models_available():
+            return "no", "pip install torch==2.13.0 'conductor-lsp[local]'"
+        grammar = "grammar-constrained" if has_module("xgrammar") else "no xgrammar: unconstrained"
+        return "ok", f"{_torch_device()}, {grammar}"
 
     def __init__(self, config: ConductorConfig) -> None:
         if not config.model:
@@ -67,7 +75,7 @@ class TransformersConductor:
         model = self.load()
         prompt = build_prompt(task, workers, max_steps)
         ids, prefix_len = model.encode_chat(prompt.system, prompt.user)
-        tools = frozenset(i for i, w in enumerate(workers) if w.provider == "tests")
+        tools = frozenset(i for i, w in enumerate(workers) if w.is_tool)
         processors = self._processor(model, len(workers), max_steps, tools)
         budget = self.config.max_new_tokens
         if processors:  # never cut a constrained plan short
@@ -93,3 +101,11 @@ class TransformersConductor:
 
     async def aclose(self) -> None:
         self._stop.set()
+
+
+def _torch_device() -> str:
+    import torch
+
+    if torch.cuda.is_available():
+        return f"cuda ({torch.cuda.get_device_name(0)})"
+    return "cpu"

@@ -19,13 +19,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConductorError
+from ..errors import CheckpointError
+from ..runtime.state import STATE_DIR
 
 REF_PREFIX = "refs/conductor/checkpoints/"
-EXCLUDE = (".conductor",)  # our own traces and state
+EXCLUDE = (STATE_DIR,)  # our own traces and state
 COPY_SKIP = {
     ".git",
-    ".conductor",
+    STATE_DIR,
     ".venv",
     "venv",
     "node_modules",
@@ -42,10 +43,6 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "conductor-lsp",
     "GIT_COMMITTER_EMAIL": "conductor-lsp@localhost",
 }
-
-
-class CheckpointError(ConductorError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.console import Console
 from rich.table import Table
 
-from .engine import JobResult
-from .events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
-from .plan import Plan
-from .usage import Tally
-
-if TYPE_CHECKING:
-    from .loop import FixReport
-
-
-def access_text(access: object) -> str:
-    return "all" if access == "all" else ("none" if not access else ",".join(map(str, access)))  # type: ignore[call-overload]
+from ..fix.loop import FixReport
+from ..plan import Plan, access_text
+from ..runtime.events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from ..runtime.results import JobResult
+from ..usage import Tally
 
 
 def plan_table(plan: Plan) -> Table:

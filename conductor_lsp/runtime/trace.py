@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from .keys import REDACTED, Secret, scrub
+from ..workers.keys import REDACTED, Secret, scrub
+from .state import ensure_ignored
 
 _SECRET_FIELDS = re.compile(r"(authorization|api[-_]?key|x-goog-api-key|token|secret)", re.I)
 
@@ -57,6 +58,8 @@ class Trace:
 def new_trace_path(root: Path, directory: str, label: str = "job") -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = root / directory
+    base.mkdir(parents=True, exist_ok=True)
+    ensure_ignored(base, root)
     n = 0
     while True:
         path = base / f"{stamp}-{label}-{n}.jsonl"

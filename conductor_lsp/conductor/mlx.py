@@ -10,15 +10,16 @@ import asyncio
 import platform
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from ..config import ConductorConfig
+from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
 from ..plan import Plan
-from ..plan_parse import parse_for_workers
-from ..prompt import build_prompt
-from ..protocols import WorkerInfo
+from ..protocols import Check, WorkerInfo
 from ..task import Task
+from ..workers.local_model import has_module
+from .parse import parse_for_workers
+from .prompt import build_prompt
 
 
 def import_mlx_lm() -> Any:
@@ -35,6 +36,13 @@ def import_mlx_lm() -> Any:
 
 class MLXConductor:
     name = "mlx"
+    local: ClassVar[bool] = True
+
+    @classmethod
+    def doctor(cls, config: ConductorConfig) -> Check:
+        if has_module("mlx_lm"):
+            return "ok", platform.machine()
+        return "no", "pip install mlx-lm (Apple silicon) or 'mlx[cpu]' mlx-lm"
 
     def __init__(self, config: ConductorConfig) -> None:
         path = Path(config.model).expanduser()

@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
-from typing import Literal
 
+from ..errors import BudgetExceeded, ConductorError
+from ..plan import Plan
+from ..protocols import Part, WorkerRequest, WorkerResponse
+from ..task import Task
+from ..usage import Tally
+from ..workers.pool import WorkerPool
 from .budget import Meter
-from .errors import ConductorError
 from .events import EventSink, JobDone, PlanReady, StepFinished, StepStarted, ignore
-from .plan import Plan, Step
-from .protocols import Part, WorkerRequest, WorkerResponse
-from .task import Task
+from .results import JobResult, Outcome, StepResult
 from .trace import Trace
-from .usage import Tally, Usage
-from .workers import WorkerPool
-
-Outcome = Literal["done", "budget", "cancelled", "failed"]
 
 SYSTEM = (
     "You are one worker in a team of coding models directed by a conductor. Do exactly your "
@@ -36,43 +33,6 @@ ROLE_HINT = {
     "generation": "Produce the code change.",
     "debugging": "Check the work so far against the task and tests; output the corrected change.",
 }
-
-
-@dataclass
-class StepResult:
-    index: int
-    step: Step
-    text: str = ""
-    usage: Usage = Usage()
-    cost: float = 0.0
-    elapsed: float = 0.0
-    error: str = ""
-    skipped: str = ""
-    answered: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.answered and not self.error and not self.skipped
-
-
-@dataclass
-class JobResult:
-    plan: Plan
-    steps: list[StepResult]
-    outcome: Outcome
-    reason: str = ""
-    seconds: float = 0.0
-    tallies: dict[str, Tally] = field(default_factory=dict)
-    trace_path: str = ""
-
-    @property
-    def output(self) -> str:
-        last = self.steps[-1] if self.steps else None
-        return last.text if last is not None and last.ok else ""
-
-    @property
-    def cost(self) -> float:
-        return sum(t.cost for t in self.tallies.values())
 
 
 def build_request(task: Task, plan: Plan, index: int, results: list[StepResult]) -> WorkerRequest:
@@ -195,10 +155,13 @@ class Engine:
             for d in deps:
                 await finished[d].wait()
             bad = [d for d in deps if not results[d].ok]
-            if bad:
-                res.skipped = f"step {bad[0]} did not finish"
-            else:
-                res.skipped = self.meter.reserve_call()
+            try:
+                if bad:
+                    res.skipped = f"step {bad[0]} did not finish"
+                else:
+                    self.meter.reserve_call()
+            except BudgetExceeded as e:
+                res.skipped = str(e)
                 self._budget_reason = self._budget_reason or res.skipped
             if res.skipped:
                 self._emit_finished(res)

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from .plan import Plan, Step
-from .usage import Usage
-
-if TYPE_CHECKING:
-    from .engine import JobResult
+from ..plan import Plan, Step
+from ..usage import Usage
+from .results import JobResult
 
 
 @dataclass(frozen=True)

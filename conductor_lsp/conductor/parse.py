@@ -11,9 +11,9 @@ import json
 import re
 from collections.abc import Sequence
 
-from .errors import PlanError
-from .plan import ROLES, Access, Plan, Role, Step, infer_role, validate_plan
-from .protocols import WorkerInfo
+from ..errors import PlanError
+from ..plan import ROLES, Access, Plan, Role, Step, infer_role, validate_plan
+from ..protocols import WorkerInfo
 
 MAX_INPUT_CHARS = 200_000
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
@@ -238,7 +238,7 @@ def parse_for_workers(
     text: str, workers: Sequence[WorkerInfo], *, max_steps: int, source: str
 ) -> Plan:
     """``parse_plan`` for the worker list a conductor was shown."""
-    tools = frozenset(w.name for w in workers if w.provider == "tests")
+    tools = frozenset(w.name for w in workers if w.is_tool)
     return parse_plan(
         text, [w.name for w in workers], max_steps=max_steps, source=source, tools=tools
     )

@@ -9,7 +9,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,16 +17,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import checkpoint
-from .config import Config, load_config
+from ..config.load import load_config
+from ..config.schema import Config
+from ..edits.paths import denied_by
+from ..errors import ConductorError
+from ..fix import checkpoint
+from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..runtime.events import Event
+from ..runtime.session import Session
+from ..task import FileContext, Task
 from .doctor import report as doctor_report
-from .edits.paths import denied_by
-from .errors import ConductorError
-from .events import Event
-from .jobs import Session
-from .loop import DEFAULT_INSTRUCTION, FixLoop
 from .render import describe_event, plan_table, print_fix_report, print_result
-from .task import FileContext, Task
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True)
     try:
         if args.command == "serve":
-            from .server import serve
+            from ..server import serve
 
             serve(args.tcp, args.log_file)
             return 0
@@ -206,7 +206,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.print("conductor-lsp: interrupted")
         return 130
     return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,23 +1,23 @@
-"""One job: ask the conductor for a plan (falling back to the static one), run it."""
+"""One configured conductor and worker pool, reused across jobs (server, loop, eval)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..conductor.registry import make_conductor
+from ..conductor.static import static_plan
+from ..config.schema import Config
+from ..errors import BackendUnavailable, ConfigError, PlanError, WorkerError
+from ..plan import Plan
+from ..protocols import Conductor, WorkerInfo
+from ..task import Task
+from ..workers.pool import WorkerPool
 from .budget import Meter
-from .conductor import make_conductor, static_plan
-from .config import Config
-from .engine import Engine, JobResult
-from .errors import BackendUnavailable, ConfigError, PlanError, WorkerError
+from .engine import Engine
 from .events import EventSink, ignore
-from .keys import Secret
-from .plan import Plan
-from .protocols import Conductor, WorkerInfo
-from .task import Task
+from .results import JobResult
 from .trace import Trace, new_trace_path
-from .workers import WorkerPool
-from .workers.http import HttpWorker
 
 
 async def make_plan(
@@ -40,16 +40,13 @@ class Session:
 
     def __post_init__(self) -> None:
         self.pool = WorkerPool(self.config)
-        self.conductor = make_conductor(self.config)
-
-    def secrets(self) -> list[Secret | None]:
-        return [w._key for w in self.pool.workers.values() if isinstance(w, HttpWorker)]
+        self.conductor = make_conductor(self.config.conductor)
 
     def new_trace(self, label: str = "job") -> Trace:
         if not self.config.trace.enabled:
             return Trace(None)
         path = new_trace_path(self.config.root, self.config.trace.dir, label)
-        return Trace(path, self.secrets())
+        return Trace(path, self.pool.secrets())
 
     async def plan(self, task: Task) -> Plan:
         return await make_plan(

@@ -8,6 +8,7 @@ few-shot examples) is computed once and reused by every later call.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import os
 import threading
 import time
@@ -16,13 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import BackendUnavailable, ConfigError
+from ..errors import BackendUnavailable, ConfigError
 
 _SENTINEL = "\ue000USER\ue000"
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str], LocalModel] = {}
 #: transformers 5 renamed generate's ``past_key_values`` to ``cache``.
 _CACHE_KW = "cache"
+
+
+def has_module(name: str) -> bool:
+    """Whether a package is installed, without importing it (torch takes seconds)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def local_models_available() -> bool:
+    return has_module("torch") and has_module("transformers")
 
 
 @dataclass(frozen=True)

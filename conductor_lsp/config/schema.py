@@ -1,0 +1,132 @@
+"""The configuration's shape: one dataclass per section, each field with its doc.
+
+These are plain values; loading, layering and validation live in ``config.load``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..edits.model import EditsConfig
+from ..plan import DEFAULT_MAX_STEPS
+
+
+@dataclass
+class EndpointConfig:
+    """What the conductor and every worker share: a model behind an endpoint, with a price."""
+
+    model: str = ""
+    """Model name at the provider or server; a GGUF file or model directory when in process."""
+    base_url: str = ""
+    """Endpoint URL (OpenAI style ends in /v1; Anthropic, Gemini: the host root)."""
+    api_key_env: str = ""
+    """Variable holding the key (default: the provider's usual one)."""
+    api_key_cmd: str = ""
+    """Command whose stdout is the key (wins over api_key_env)."""
+    price_in: float = 0.0
+    """Dollars per million input tokens."""
+    price_out: float = 0.0
+    """Dollars per million output tokens."""
+    timeout: float = 120.0
+    """Seconds for one call (connect, and each read)."""
+    max_retries: int = 4
+    """Retries on 429, 5xx and connection errors."""
+
+
+@dataclass
+class ConductorConfig(EndpointConfig):
+    backend: str = "auto"
+    """static, transformers, mlx, openai or auto (a local model if one is found, else static)."""
+    max_steps: int = DEFAULT_MAX_STEPS
+    """Most steps a plan may have."""
+    device: str = "auto"
+    """auto, cpu, cuda or mps (transformers)."""
+    constrained: bool = True
+    """Constrain local decoding to the three-list grammar (needs xgrammar)."""
+    max_new_tokens: int = 400
+    """Most tokens the conductor may write (raised to the grammar's bound when constrained)."""
+    temperature: float = 0.0
+    """0 means greedy decoding."""
+
+
+@dataclass
+class WorkerConfig(EndpointConfig):
+    provider: str = ""
+    """openai, anthropic, gemini, openai-compatible, local or tests."""
+    description: str = ""
+    """One line the conductor sees about this worker."""
+    max_tokens: int = 4096
+    """Most tokens one answer may have."""
+    temperature: float = -1.0
+    """Sampling temperature; negative leaves the provider's default."""
+    concurrency: int = 4
+    """Most calls in flight to this worker's endpoint at once."""
+    stream: bool = False
+    """Stream the answer (SSE)."""
+    device: str = "auto"
+    """auto, cpu, cuda or mps (local)."""
+
+
+@dataclass
+class TestConfig:
+    __test__ = False  # not a pytest class
+    command: str = ""
+    """Test command; default `python -m pytest -q` in a workspace that looks like a pytest one."""
+    timeout: float = 300.0
+    """Seconds before the whole test process group is killed."""
+
+
+@dataclass
+class BudgetConfig:
+    max_calls: int = 30
+    """Most worker calls for one job (a fix loop: for all iterations)."""
+    max_cost: float = 2.0
+    """Most dollars for one job."""
+    max_seconds: float = 900.0
+    """Most wall-clock seconds for one job."""
+    max_iterations: int = 5
+    """Most fix-and-test rounds."""
+
+
+@dataclass
+class TraceConfig:
+    dir: str = ".conductor/traces"
+    """Where JSONL traces go, relative to the workspace root."""
+    enabled: bool = True
+    """Write a trace per job."""
+
+
+@dataclass
+class Config:
+    conductor: ConductorConfig = field(default_factory=ConductorConfig)
+    workers: dict[str, WorkerConfig] = field(default_factory=dict)
+    test: TestConfig = field(default_factory=TestConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
+    trace: TraceConfig = field(default_factory=TraceConfig)
+    edits: EditsConfig = field(default_factory=EditsConfig)
+    root: Path = field(default_factory=Path.cwd)
+    #: Where each part came from, for ``doctor``.
+    sources: list[str] = field(default_factory=list)
+
+
+#: The TOML sections besides ``[workers.NAME]``, in the order the README lists them.
+SECTIONS: dict[str, type] = {
+    "conductor": ConductorConfig,
+    "test": TestConfig,
+    "budget": BudgetConfig,
+    "trace": TraceConfig,
+    "edits": EditsConfig,
+}
+
+__all__ = [
+    "SECTIONS",
+    "BudgetConfig",
+    "ConductorConfig",
+    "Config",
+    "EditsConfig",
+    "EndpointConfig",
+    "TestConfig",
+    "TraceConfig",
+    "WorkerConfig",
+]

@@ -1,0 +1,75 @@
+"""What a fix round shows the conductor: the files involved and the previous round."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..edits.paths import check_path
+from ..edits.workspace import read_text
+from ..errors import EditError
+from ..plan import access_text
+from ..runtime.results import JobResult
+from ..task import MAX_FILE_CHARS, FileContext
+from ..testrun import TestRun
+
+MAX_CONTEXT_FILES = 8
+_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
+
+
+def local_imports(root: Path, text: str) -> list[str]:
+    """Workspace modules a file imports: the code under test is usually among them."""
+    out = []
+    for a, b in _IMPORT.findall(text):
+        parts = (a or b).split(".")
+        for base in (root, root / "src"):
+            for cand in (
+                base.joinpath(*parts).with_suffix(".py"),
+                base.joinpath(*parts, "__init__.py"),
+            ):
+                if cand.is_file():
+                    out.append(cand.relative_to(root).as_posix())
+    return out
+
+
+def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -> list[FileContext]:
+    """Files named by the failures (tests, traceback frames, what tests import), safe and
+    small enough to show."""
+    names: list[str] = [*extra, *(f.file for f in run.failures)]
+    names += re.findall(r"^([\w./-]+\.py):\d+", run.output, re.M)
+    out: list[FileContext] = []
+    queue = list(dict.fromkeys(n for n in names if n))
+    seen: set[str] = set()
+    while queue and len(out) < MAX_CONTEXT_FILES:
+        rel = queue.pop(0)
+        if rel in seen:
+            continue
+        seen.add(rel)
+        try:
+            disk = read_text(check_path(root, rel, deny))
+        except EditError:
+            continue  # refused paths are never shown to models either
+        if disk is not None and len(disk.text) <= MAX_FILE_CHARS:
+            out.append(FileContext(rel, disk.text))
+            queue += [m for m in local_imports(root, disk.text) if m not in seen]
+    return out
+
+
+def describe_round(job: JobResult, applied: list[str], errors: str, tests: TestRun | None) -> str:
+    """What the conductor is told about the previous round (its recursion)."""
+    steps = "\n".join(
+        f"  {i}. {s.worker} ({s.role}, sees {access_text(s.access)}): {s.subtask}"
+        for i, s in enumerate(job.plan.steps)
+    )
+    lines = [
+        f"Plan ({job.plan.source}):\n{steps}",
+        f"Job outcome: {job.outcome} {job.reason}".rstrip(),
+    ]
+    lines.append(f"Edits applied to: {', '.join(applied)}" if applied else "No edit was applied.")
+    if errors:
+        lines.append(f"Edit errors:\n{errors}")
+    if tests is not None:
+        lines.append(
+            f"Tests afterwards: {'PASSED' if tests.passed else f'{tests.failing} failing'}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,221 @@
+"""Fix and test: checkpoint, run tests, plan, run, apply edits, test again.
+
+Stops on green, on budget (calls, $, seconds, iterations) or when stuck (same
+failures after an edit, the same edit twice, or no applicable edit twice in a
+row). Keeps the best state seen; never ends worse than it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..edits.parse import parse_edits
+from ..edits.workspace import apply_output_to_disk
+from ..errors import BudgetExceeded, ConfigError
+from ..runtime.budget import Meter
+from ..runtime.events import EventSink, LoopNote, ignore
+from ..runtime.results import JobResult
+from ..runtime.session import Session
+from ..task import Task
+from ..testrun import TestRun, run_tests
+from ..usage import Tally
+from . import checkpoint as cp
+from .context import context_files, describe_round
+
+Outcome = Literal["green", "budget", "stuck", "failed", "cancelled"]
+DEFAULT_INSTRUCTION = (
+    "Make the failing tests pass by fixing the code under test. "
+    "Do not weaken, skip or delete tests."
+)
+
+
+@dataclass
+class Iteration:
+    index: int
+    job: JobResult | None
+    applied: list[str]
+    edit_errors: str
+    tests: TestRun | None
+
+
+@dataclass
+class FixReport:
+    outcome: Outcome
+    reason: str
+    start: TestRun
+    end: TestRun
+    checkpoint: cp.Checkpoint
+    iterations: list[Iteration] = field(default_factory=list)
+    restored: str = ""
+    diff: str = ""
+    seconds: float = 0.0
+    tallies: dict[str, Tally] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.end.passed else 1
+
+
+class _Stop(Exception):
+    """Ends the loop early with an outcome other than budget (stuck, cancelled)."""
+
+    def __init__(self, outcome: Outcome, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome, self.reason = outcome, reason
+
+
+@dataclass
+class _State:
+    current: TestRun
+    best: tuple[int, cp.Checkpoint]
+    previous: str = ""
+    seen_edits: set[str] = field(default_factory=set)
+    no_edit_streak: int = 0
+
+
+class FixLoop:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        instruction: str = DEFAULT_INSTRUCTION,
+        test_command: str | None = None,
+        max_iterations: int | None = None,
+        on_event: EventSink = ignore,
+    ) -> None:
+        cfg = session.config
+        self.session = session
+        self.root = cfg.root
+        self.instruction = instruction
+        self.command = test_command or cfg.test.command
+        if not self.command:
+            raise ConfigError("no test command: set [test] command or pass --test")
+        self.max_iterations = max_iterations or cfg.budget.max_iterations
+        self.on_event = on_event
+        self.edits = cfg.edits
+        self.meter = Meter(cfg.budget)
+        #: Called with every test run (the server turns failures into diagnostics).
+        self.on_tests: Callable[[TestRun], None] = lambda run: None
+
+    def note(self, iteration: int, message: str) -> None:
+        self.on_event(LoopNote(iteration, message))
+
+    async def tests(self, previous: TestRun | None) -> TestRun:
+        """Failing tests first; the whole suite only once they pass."""
+        timeout = self.session.config.test.timeout
+        if previous is not None and previous.structured and previous.failures:
+            ids = [f.test_id for f in previous.failures]
+            first = await run_tests(self.command, self.root, timeout, select=ids)
+            if not first.passed:
+                self.on_tests(first)
+                return first
+        run = await run_tests(self.command, self.root, timeout)
+        self.on_tests(run)
+        return run
+
+    async def run(self) -> FixReport:
+        started = time.monotonic()
+        start_cp = await asyncio.to_thread(
+            cp.create, self.root, f"before fix: {self.instruction[:60]}"
+        )
+        self.note(0, f"checkpoint {start_cp.ref}")
+        first = await self.tests(None)
+        self.note(0, f"tests: {_state(first)}")
+        report = FixReport("green", "", first, first, start_cp)
+        state = _State(first, (first.failing, start_cp))
+        try:
+            for k in range(1, self.max_iterations + 1):
+                if state.current.passed:
+                    break
+                await self._round(k, state, report)
+            else:
+                if not state.current.passed:
+                    raise BudgetExceeded(f"iteration budget spent ({self.max_iterations})")
+        except BudgetExceeded as e:
+            report.outcome, report.reason = "budget", str(e)
+        except _Stop as e:
+            report.outcome, report.reason = e.outcome, e.reason
+        finally:
+            await self._settle(state, report, start_cp, started)
+        if state.current.passed:
+            report.outcome, report.reason = "green", ""
+        elif report.outcome == "green":
+            report.outcome = "failed"
+        return report
+
+    async def _round(self, k: int, state: _State, report: FixReport) -> None:
+        """One plan, its edits and a test run; raises to stop the loop."""
+        self.meter.check()
+        task = Task(
+            self.instruction,
+            files=tuple(context_files(self.root, state.current, self.edits.all_deny(), [])),
+            test_failures=state.current.summary(),
+            previous=state.previous,
+        )
+        job = await self.session.run(task, meter=self.meter, on_event=self.on_event)
+        for name, tally in job.tallies.items():
+            report.tallies.setdefault(name, Tally()).merge(tally)
+        if job.outcome == "cancelled":
+            raise _Stop("cancelled", job.reason)
+        edits, _ = parse_edits(job.output)
+        signature = hashlib.sha256(
+            repr(sorted((e.path, e.search, e.replace) for e in edits)).encode()
+        ).hexdigest()
+        if edits and signature in state.seen_edits:
+            report.iterations.append(Iteration(k, job, [], "the same edit again", None))
+            raise _Stop("stuck", "the same edit was proposed twice")
+        state.seen_edits.add(signature)
+        disk = apply_output_to_disk(self.root, job.output, self.edits)
+        errors = disk.result.report()
+        if not disk.written:
+            state.no_edit_streak += 1
+            why = errors or "the output held no edit"
+            self.note(k, f"no edit applied: {why.splitlines()[0]}")
+            report.iterations.append(Iteration(k, job, [], why, None))
+            state.previous = describe_round(job, [], why, None)
+            if job.outcome == "budget":
+                raise BudgetExceeded(job.reason)
+            if state.no_edit_streak >= 2:
+                raise _Stop("stuck", "no applicable edit twice in a row")
+            return
+        state.no_edit_streak = 0
+        self.note(k, f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})")
+        after = await self.tests(state.current)
+        self.note(k, f"tests: {_state(after)}")
+        report.iterations.append(Iteration(k, job, disk.written, errors, after))
+        state.previous = describe_round(job, disk.written, errors, after)
+        if not after.selected and after.failing < state.best[0]:  # only whole runs compare
+            label = f"best state, iteration {k}"
+            state.best = (after.failing, await asyncio.to_thread(cp.create, self.root, label))
+        same = after.signature() == state.current.signature()
+        state.current = after
+        if same and not after.passed:
+            raise _Stop("stuck", "the same failures after an edit")
+
+    async def _settle(
+        self, state: _State, report: FixReport, start_cp: cp.Checkpoint, started: float
+    ) -> None:
+        """Whole-suite verdict, the best state restored if the end is worse, the diff."""
+        if state.current.selected:  # a partial run says nothing about the other tests
+            state.current = await self.tests(None)
+        best_failing, best_cp = state.best
+        if not state.current.passed and state.current.failing > best_failing:
+            await asyncio.to_thread(cp.restore, self.root, best_cp)
+            report.restored = best_cp.ref
+            self.note(0, f"restored the best state ({best_cp.label}): {best_cp.ref}")
+            state.current = await self.tests(None)
+        report.end = state.current
+        report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
+        report.seconds = time.monotonic() - started
+
+
+def _state(run: TestRun) -> str:
+    return "passed" if run.passed else f"{run.failing} failing"
+
+
+__all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport", "Iteration"]

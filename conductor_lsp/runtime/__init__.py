@@ -1,0 +1,23 @@
+"""Running jobs: a session (conductor + pool), the engine, budgets, events and traces."""
+
+from .budget import Meter
+from .engine import Engine
+from .events import Event, EventSink, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from .results import JobResult, StepResult
+from .session import Session, make_plan
+
+__all__ = [
+    "Engine",
+    "Event",
+    "EventSink",
+    "JobDone",
+    "JobResult",
+    "LoopNote",
+    "Meter",
+    "PlanReady",
+    "Session",
+    "StepFinished",
+    "StepResult",
+    "StepStarted",
+    "make_plan",
+]

@@ -1,0 +1,48 @@
+"""What running a plan gave: one result per step, and the job's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..plan import Plan, Step
+from ..usage import Tally, Usage
+
+Outcome = Literal["done", "budget", "cancelled", "failed"]
+
+
+@dataclass
+class StepResult:
+    index: int
+    step: Step
+    text: str = ""
+    usage: Usage = Usage()
+    cost: float = 0.0
+    elapsed: float = 0.0
+    error: str = ""
+    skipped: str = ""
+    answered: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.answered and not self.error and not self.skipped
+
+
+@dataclass
+class JobResult:
+    plan: Plan
+    steps: list[StepResult]
+    outcome: Outcome
+    reason: str = ""
+    seconds: float = 0.0
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    trace_path: str = ""
+
+    @property
+    def output(self) -> str:
+        last = self.steps[-1] if self.steps else None
+        return last.text if last is not None and last.ok else ""
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.tallies.values())

@@ -1,0 +1,28 @@
+"""The workspace's own state folder, ``.conductor/``: traces, reports, episodes.
+
+It holds a ``.gitignore`` of ``*`` (as pytest does for its cache), so it never
+shows up in ``git status`` and is never committed by accident.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+STATE_DIR = ".conductor"
+
+
+def state_dir(root: Path) -> Path:
+    """``root/.conductor``, created with its ``.gitignore`` if missing."""
+    path = root / STATE_DIR
+    path.mkdir(parents=True, exist_ok=True)
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# created by conductor-lsp: keep this folder out of git\n*\n")
+    return path
+
+
+def ensure_ignored(path: Path, root: Path) -> None:
+    """Create ``.conductor``'s ``.gitignore`` when ``path`` lies inside it."""
+    state = (root / STATE_DIR).resolve()
+    if path.resolve().is_relative_to(state):
+        state_dir(root)

@@ -1,0 +1,166 @@
+"""LSP handlers: translate requests and start jobs; the work happens in runners.
+
+Registered on the server object by ``app.create_server``. Command arguments
+arrive as typed attrs classes (``arguments``), structured by the converter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..errors import ConductorError
+from . import actions
+from .app import ConductorServer
+from .arguments import FixArgs, FixTestsArgs, JobArgs, RewriteArgs
+from .jobs import WHOLE_WORKSPACE, ServerJob
+from .runners import edit_job, fix_tests_job, undo_job
+
+
+def initialize(ls: ConductorServer, params: types.InitializeParams) -> None:
+    try:
+        ls.settings.set_layer("initializationOptions", params.initialization_options)
+    except ConductorError as e:
+        ls.log(f"initializationOptions ignored: {e}", types.MessageType.Error)
+
+
+async def initialized(ls: ConductorServer, params: types.InitializedParams) -> None:
+    ws = ls.client_capabilities.workspace
+    if ws and ws.configuration:
+        try:
+            items = [types.ConfigurationItem(section="conductor")]
+            result = await ls.workspace_configuration_async(types.ConfigurationParams(items=items))
+            ls.settings.set_layer("workspace/configuration", result[0] if result else None)
+        except Exception as e:
+            ls.log(f"workspace/configuration failed: {e}", types.MessageType.Warning)
+    ls.settings_changed()
+
+
+def did_change_configuration(
+    ls: ConductorServer, params: types.DidChangeConfigurationParams
+) -> None:
+    try:
+        ls.settings.set_layer("didChangeConfiguration", params.settings)
+    except ConductorError as e:
+        ls.show(f"Conductor: configuration error: {e}", types.MessageType.Error)
+        return
+    ls.settings_changed()
+
+
+def code_action(ls: ConductorServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    return actions.code_actions(params)
+
+
+def progress_cancel(ls: ConductorServer, params: types.WorkDoneProgressCancelParams) -> None:
+    ls.jobs.cancel_token(params.token)
+
+
+def _document(ls: ConductorServer, uri: str) -> Path:
+    return Path(ls.workspace.get_text_document(uri).path).resolve()
+
+
+def _start_edit(
+    ls: ConductorServer,
+    kind: str,
+    title: str,
+    uri: str,
+    rng: types.Range | None,
+    instruction: str,
+    diagnostics: list[str],
+) -> dict[str, Any]:
+    """conductor.fix and conductor.rewrite: one path, one job over one document."""
+    path = _document(ls, uri)
+    return ls.start(
+        kind,
+        f"{title} {path.name}",
+        frozenset({path}),
+        lambda job: edit_job(ls, job, uri, rng, instruction, diagnostics),
+    )
+
+
+def fix(ls: ConductorServer, args: FixArgs | None = None) -> dict[str, Any]:
+    if args is None:
+        raise JsonRpcInvalidParams("uri (a string) is required")
+    diags = [f"line {d.line + 1}: {d.message}" for d in args.diagnostics]
+    instruction = args.instruction or "Fix this problem: " + "; ".join(diags or ["(see file)"])
+    return _start_edit(ls, "fix", "Conductor: fix", args.uri, args.range, instruction, diags)
+
+
+def rewrite(ls: ConductorServer, args: RewriteArgs | None = None) -> dict[str, Any]:
+    if args is None:
+        raise JsonRpcInvalidParams("uri (a string) is required")
+    return _start_edit(
+        ls, "rewrite", "Conductor: rewrite in", args.uri, args.range, args.instruction, []
+    )
+
+
+def fix_tests(ls: ConductorServer, args: FixTestsArgs | None = None) -> dict[str, Any]:
+    instruction = args.instruction if args else ""
+    return ls.start(
+        "fixTests",
+        "Conductor: make the tests pass",
+        frozenset({WHOLE_WORKSPACE}),
+        lambda job: fix_tests_job(ls, job, instruction),
+    )
+
+
+def cancel(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
+    return {"cancelled": ls.jobs.cancel(args.job_id if args else None)}
+
+
+def undo(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
+    done = [
+        j
+        for j in ls.jobs.jobs.values()
+        if j.kind in ("fix", "rewrite", "fixTests")
+        and (j.undo or j.checkpoint_ref)
+        and j.task is not None
+        and j.task.done()
+    ]
+    if args is not None and args.job_id is not None:
+        done = [j for j in done if j.id == args.job_id]
+    target: ServerJob | None = done[-1] if done else None
+    claims = target.claims if target else frozenset()
+    return ls.start("undo", "Conductor: undo", claims, lambda job: undo_job(ls, job, target))
+
+
+async def show_plan(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
+    jobs = [j for j in ls.jobs.jobs.values() if j.report]
+    if args is not None and args.job_id is not None:
+        jobs = [j for j in jobs if j.id == args.job_id]
+    if not jobs:
+        ls.show("Conductor: no finished job to show yet")
+        return {"shown": False}
+    job = jobs[-1]
+    path = ls.write_report(job)
+    window = ls.client_capabilities.window
+    if window and window.show_document and window.show_document.support:
+        await ls.window_show_document_async(
+            types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
+        )
+        return {"shown": True, "uri": path.as_uri()}
+    return {"shown": False, "uri": path.as_uri(), "markdown": job.report}
+
+
+FEATURES: list[tuple[str, Any, Any]] = [
+    (types.INITIALIZE, initialize, None),
+    (types.INITIALIZED, initialized, None),
+    (types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration, None),
+    (
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        code_action,
+        types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=False),
+    ),
+    (types.WINDOW_WORK_DONE_PROGRESS_CANCEL, progress_cancel, None),
+]
+COMMANDS: list[tuple[str, Any]] = [
+    (actions.FIX, fix),
+    (actions.REWRITE, rewrite),
+    (actions.FIX_TESTS, fix_tests),
+    (actions.CANCEL, cancel),
+    (actions.UNDO, undo),
+    (actions.SHOW_PLAN, show_plan),
+]
