@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
-from .plan import Plan, Role
+from .plan import Plan
 from .task import Task
 from .usage import Usage
 
@@ -34,7 +34,7 @@ class Part:
 class WorkerRequest:
     system: str
     parts: tuple[Part, ...]
-    role: Role = "generation"
+    #: The step's subtask alone (it is also the last part), for workers that act on it.
     subtask: str = ""
 
     def prompt_text(self) -> str:

@@ -14,7 +14,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from conductor_lsp.server.positions import apply_text_edits
+from conductor_lsp.server.positions import offset_at
 
 SERVER = [sys.executable, "-m", "conductor_lsp.cli", "serve"]
 
@@ -169,3 +169,21 @@ async def job_end(
     end = progress(client, job_id)[-1]
     assert isinstance(end, types.WorkDoneProgressEnd)
     return end
+
+
+def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> str:
+    """What a client does with TextEdits."""
+    spans = sorted(
+        (
+            (
+                offset_at(text, e.range.start, encoding),
+                offset_at(text, e.range.end, encoding),
+                e.new_text,
+            )
+            for e in edits
+        ),
+        reverse=True,
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text

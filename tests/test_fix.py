@@ -201,3 +201,16 @@ def test_trace_records_each_round(repo: Path, standin: StandIn) -> None:
     assert len(traces) == 1
     kinds = [json.loads(line)["type"] for line in traces[0].read_text().splitlines()]
     assert kinds == ["task", "plan", "request", "response", "done"]
+
+
+def test_state_folder_stays_out_of_git_status(repo: Path, standin: StandIn) -> None:
+    (repo / ".gitignore").unlink()  # the user's own ignore rules know nothing of us
+    r = git.Repo(repo)
+    r.index.remove([".gitignore"])
+    r.index.commit("no ignore file")
+    standin.push(Behaviour(text=GOOD))
+    assert fix(repo).returncode == 0
+    assert (repo / ".conductor" / ".gitignore").read_text().splitlines()[-1] == "*"
+    status = r.git.status("--porcelain", "--untracked-files=all")
+    assert ".conductor" not in status
+    assert "calc.py" in status  # the fix itself does show

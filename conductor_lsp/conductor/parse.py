@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from ..errors import PlanError
-from ..plan import ROLES, Access, Plan, Role, Step, infer_role, validate_plan
+from ..plan import DEFAULT_MAX_STEPS, ROLES, Access, Plan, Role, Step, infer_role, validate_plan
 from ..protocols import WorkerInfo
 
 MAX_INPUT_CHARS = 200_000
@@ -24,7 +24,7 @@ def parse_plan(
     text: str,
     workers: Sequence[str],
     *,
-    max_steps: int = 5,
+    max_steps: int = DEFAULT_MAX_STEPS,
     source: str = "conductor",
     tools: frozenset[str] = frozenset(),
 ) -> Plan:

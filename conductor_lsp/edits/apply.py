@@ -49,7 +49,7 @@ def apply_edits(
 ) -> EditResult:
     """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing)."""
     threshold = (config or EditsConfig()).fuzzy_threshold
-    result = EditResult(edits=len(edits))
+    result = EditResult()
     by_path: dict[str, list[FileEdit]] = {}
     for e in edits:
         by_path.setdefault(normalize(e.path), []).append(e)

@@ -59,7 +59,6 @@ class EditResult:
     failures: list[EditFailure] = field(default_factory=list)
     #: How each applied edit matched: exact, whitespace, indent, fuzzy(0.93)...
     matches: list[str] = field(default_factory=list)
-    edits: int = 0
 
     @property
     def ok(self) -> bool:

@@ -46,7 +46,7 @@ def build_request(task: Task, plan: Plan, index: int, results: list[StepResult])
             Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
         )
     parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
-    return WorkerRequest(system=SYSTEM, parts=tuple(parts), role=step.role, subtask=step.subtask)
+    return WorkerRequest(system=SYSTEM, parts=tuple(parts), subtask=step.subtask)
 
 
 class Engine:

@@ -31,6 +31,17 @@ def _range_json(r: types.Range) -> dict[str, Any]:
     }
 
 
+def _action(
+    title: str, kind: str, command: str, args: dict[str, Any], diags: list[types.Diagnostic]
+) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=kind,
+        diagnostics=diags or None,
+        command=types.Command(title=title, command=command, arguments=[args]),
+    )
+
+
 def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     only = [str(k) for k in params.context.only] if params.context.only else None
@@ -40,54 +51,24 @@ def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
     )
     if diags and _wanted(only, types.CodeActionKind.QuickFix):
         for d in diags[:5]:
-            args = {
-                "uri": uri,
-                "range": _range_json(d.range),
-                "diagnostics": [
-                    {
-                        "message": d.message,
-                        "line": d.range.start.line,
-                        "source": d.source or "",
-                        "code": str(d.code or ""),
-                    }
-                ],
+            problem = {
+                "message": d.message,
+                "line": d.range.start.line,
+                "source": d.source or "",
+                "code": str(d.code or ""),
             }
-            out.append(
-                types.CodeAction(
-                    title="Conductor: fix this problem",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[d],
-                    command=types.Command(
-                        title="Conductor: fix this problem", command=FIX, arguments=[args]
-                    ),
-                )
-            )
+            args = {"uri": uri, "range": _range_json(d.range), "diagnostics": [problem]}
+            title = "Conductor: fix this problem"
+            out.append(_action(title, types.CodeActionKind.QuickFix, FIX, args, [d]))
     r = params.range
     if (r.start.line, r.start.character) != (r.end.line, r.end.character) and _wanted(
         only, types.CodeActionKind.RefactorRewrite
     ):
         args = {"uri": uri, "range": _range_json(r)}
-        out.append(
-            types.CodeAction(
-                title="Conductor: implement / rewrite selection",
-                kind=types.CodeActionKind.RefactorRewrite,
-                command=types.Command(
-                    title="Conductor: implement / rewrite selection",
-                    command=REWRITE,
-                    arguments=[args],
-                ),
-            )
-        )
+        title = "Conductor: implement / rewrite selection"
+        out.append(_action(title, types.CodeActionKind.RefactorRewrite, REWRITE, args, []))
     if _wanted(only, types.CodeActionKind.SourceFixAll):
-        out.append(
-            types.CodeAction(
-                title="Conductor: make the tests pass",
-                kind=types.CodeActionKind.SourceFixAll,
-                command=types.Command(
-                    title="Conductor: make the tests pass",
-                    command=FIX_TESTS,
-                    arguments=[{"uri": uri}],
-                ),
-            )
-        )
+        title = "Conductor: make the tests pass"
+        kind = types.CodeActionKind.SourceFixAll
+        out.append(_action(title, kind, FIX_TESTS, {"uri": uri}, []))
     return out

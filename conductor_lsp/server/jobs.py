@@ -92,7 +92,6 @@ class ServerJob:
     started: float = field(default_factory=time.monotonic)
     steps_total: int = 0
     steps_done: int = 0
-    cancelled: bool = False
 
     def on_event(self, event: Event) -> None:
         """Engine and loop events as progress reports (worker, role, tokens, cost)."""
@@ -177,7 +176,6 @@ class JobManager:
         done = []
         for job in self.running():
             if job_id is None or job.id == job_id:
-                job.cancelled = True
                 for engine in job.engines:
                     engine.cancel("cancelled by user")
                 if job.task is not None:

@@ -50,21 +50,3 @@ def minimal_edit(old: str, new: str, encoding: str = "utf-16") -> types.TextEdit
         start=position_at(old, prefix, encoding), end=position_at(old, len(old) - suffix, encoding)
     )
     return types.TextEdit(range=rng, new_text=new[prefix : len(new) - suffix])
-
-
-def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> str:
-    """What a client does with TextEdits (used to check what we send, and in tests)."""
-    spans = sorted(
-        (
-            (
-                offset_at(text, e.range.start, encoding),
-                offset_at(text, e.range.end, encoding),
-                e.new_text,
-            )
-            for e in edits
-        ),
-        reverse=True,
-    )
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text

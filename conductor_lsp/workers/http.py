@@ -32,6 +32,7 @@ from ..errors import (
 from ..protocols import Check, Limits, WorkerContext, WorkerRequest, WorkerResponse
 from ..usage import Usage
 from .keys import Secret, resolve_key, scrub
+from .registry import ProviderDefaults
 from .sse import iter_sse
 
 BACKOFF_BASE = 0.5
@@ -70,19 +71,10 @@ def backoff_delay(attempt: int, retry_after: float | None) -> float:
     return random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
 
 
-class HttpWorker:
+class HttpWorker(ProviderDefaults):
     """A worker behind an HTTP API; subclasses supply the wire format and defaults."""
 
-    is_tool: ClassVar[bool] = False
-    auto: ClassVar[bool] = False
     needs_key: ClassVar[bool] = True
-    key_envs: ClassVar[tuple[str, ...]] = ()
-    requires_model: ClassVar[bool] = True
-    default_model: ClassVar[str] = ""
-    default_base_url: ClassVar[str] = ""
-    default_description: ClassVar[str] = ""
-    default_price_in: ClassVar[float] = 0.0
-    default_price_out: ClassVar[float] = 0.0
 
     def __init__(
         self,

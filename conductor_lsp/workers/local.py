@@ -11,19 +11,11 @@ from ..errors import ConfigError
 from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
 from ..usage import Usage
 from .local_model import LocalModel, local_models_available
+from .registry import ProviderDefaults
 
 
-class LocalWorker:
-    is_tool: ClassVar[bool] = False
-    auto: ClassVar[bool] = False
-    needs_key: ClassVar[bool] = False
-    key_envs: ClassVar[tuple[str, ...]] = ()
-    requires_model: ClassVar[bool] = True
-    default_model: ClassVar[str] = ""
-    default_base_url: ClassVar[str] = ""
+class LocalWorker(ProviderDefaults):
     default_description: ClassVar[str] = "a model in this process"
-    default_price_in: ClassVar[float] = 0.0
-    default_price_out: ClassVar[float] = 0.0
 
     def __init__(
         self, name: str, config: WorkerConfig, context: WorkerContext | None = None

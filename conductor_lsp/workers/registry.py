@@ -3,8 +3,27 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..protocols import WorkerClass
 from ..registry import Registry
+
+
+class ProviderDefaults:
+    """The class attributes every provider declares, with their usual values; a provider
+    overrides what differs (see ``protocols.WorkerClass`` for what each means)."""
+
+    is_tool: ClassVar[bool] = False
+    auto: ClassVar[bool] = False
+    needs_key: ClassVar[bool] = False
+    key_envs: ClassVar[tuple[str, ...]] = ()
+    requires_model: ClassVar[bool] = True
+    default_model: ClassVar[str] = ""
+    default_base_url: ClassVar[str] = ""
+    default_description: ClassVar[str] = ""
+    default_price_in: ClassVar[float] = 0.0
+    default_price_out: ClassVar[float] = 0.0
+
 
 PROVIDERS: Registry[WorkerClass] = Registry(
     "provider",

@@ -9,22 +9,16 @@ from ..config.schema import Config, TestConfig, WorkerConfig
 from ..errors import ConfigError
 from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
 from ..testrun import run_tests
+from .registry import ProviderDefaults
 
 
-class TestsWorker:
+class TestsWorker(ProviderDefaults):
     __test__ = False  # not a pytest class
     is_tool: ClassVar[bool] = True
-    auto: ClassVar[bool] = False
-    needs_key: ClassVar[bool] = False
-    key_envs: ClassVar[tuple[str, ...]] = ()
     requires_model: ClassVar[bool] = False
-    default_model: ClassVar[str] = ""
-    default_base_url: ClassVar[str] = ""
     default_description: ClassVar[str] = (
         "Runs the project's tests and reports failures (free, no model)"
     )
-    default_price_in: ClassVar[float] = 0.0
-    default_price_out: ClassVar[float] = 0.0
 
     def __init__(self, name: str, config: WorkerConfig, context: WorkerContext) -> None:
         if not context.test.command:

@@ -1,0 +1,312 @@
+"""The layer rule, read from the source with ``ast``: who may import whom, and no cycles.
+
+server, cli -> fix -> runtime -> config.load -> conductor -> workers -> the basic types;
+edits imports only errors and itself; nothing imports server or cli (but the command
+line starts the server); nothing inside the package imports the package facade.
+Imports under TYPE_CHECKING and inside functions count like any other.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import conductor_lsp
+from conductor_lsp import edits
+
+PACKAGE = Path(conductor_lsp.__file__).parent
+ROOT = "conductor_lsp"
+
+BASIC = {
+    "usage",
+    "task",
+    "plan",
+    "testrun",
+    "version",
+    "registry",
+    "protocols",
+    "config",
+    "config.schema",
+}
+#: group -> the groups it may import (its own included).
+ALLOWED: dict[str, set[str]] = {
+    "edits": {"edits"},
+    "basic": {"basic", "edits"},
+    "workers": {"workers", "basic", "edits"},
+    "conductor": {"conductor", "workers", "basic", "edits"},
+    "config.load": {"config.load", "conductor", "workers", "basic", "edits"},
+    "runtime": {"runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "fix": {"fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "server": {"server", "fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "cli": {
+        "cli",
+        "server",
+        "fix",
+        "runtime",
+        "config.load",
+        "conductor",
+        "workers",
+        "basic",
+        "edits",
+    },
+    "facade": {"fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+}
+
+
+for allowed in ALLOWED.values():
+    allowed.add("errors")
+ALLOWED["errors"] = set()
+
+
+def group(module: str) -> str:
+    name = module.removeprefix(ROOT).lstrip(".")
+    if not name:
+        return "facade"
+    if name == "errors":
+        return "errors"
+    if name in BASIC:
+        return "basic"
+    top = name.split(".")[0]
+    return "config.load" if top == "config" else top
+
+
+def sources(base: Path = PACKAGE) -> dict[str, str]:
+    """module name -> source, for every module of the package."""
+    out = {}
+    for path in sorted(base.rglob("*.py")):
+        rel = path.relative_to(base).with_suffix("")
+        parts = [p for p in rel.parts if p != "__init__"]
+        out[".".join([ROOT, *parts])] = path.read_text(encoding="utf-8")
+    return out
+
+
+def is_package(module: str, modules: dict[str, str]) -> bool:
+    return any(m.startswith(module + ".") for m in modules)
+
+
+def imports(module: str, source: str, modules: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """(imported internal module, line) for each import, resolving relative ones."""
+    package = module if is_package(module, modules) else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == ROOT:
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != ROOT:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                yield (sub if sub in modules else target), node.lineno
+
+
+def edges(modules: dict[str, str]) -> dict[str, set[str]]:
+    """Explicit imports, plus the subpackage __init__ files Python runs on the way."""
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, source in modules.items():
+        for target, _ in imports(module, source, modules):
+            parts = target.split(".")
+            for k in range(2, len(parts)):  # parent packages below the facade
+                parent = ".".join(parts[:k])
+                inside = module == parent or module.startswith(parent + ".")
+                if not inside and parent in modules:  # its own packages ran first
+                    graph[module].add(parent)
+            if target != module and target in modules:
+                graph[module].add(target)
+    return graph
+
+
+def violations(modules: dict[str, str]) -> list[str]:
+    problems = []
+    for module, source in modules.items():
+        for target, line in imports(module, source, modules):
+            if target == ROOT and module != ROOT:
+                problems.append(f"{module}:{line} imports the package facade")
+                continue
+            a, b = group(module), group(target)
+            if b not in ALLOWED[a]:
+                problems.append(f"{module}:{line} ({a}) may not import {target} ({b})")
+    return problems + [f"import cycle: {' -> '.join(c)}" for c in cycles(edges(modules))]
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component larger than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in graph[v]:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_package_follows_the_layer_rule() -> None:
+    modules = sources()
+    assert len(modules) > 40
+    assert violations(modules) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "added", "expected"),
+    [
+        (
+            "conductor_lsp.edits.apply",
+            "from ..server import app\n",
+            "conductor_lsp.edits.apply:1 (edits) may not import conductor_lsp.server.app (server)",
+        ),
+        (
+            "conductor_lsp.workers.pool",
+            "from ..conductor.registry import BACKENDS\n",
+            "(workers) may not import conductor_lsp.conductor.registry (conductor)",
+        ),
+        (
+            "conductor_lsp.runtime.engine",
+            "from ..cli import render\n",
+            "(runtime) may not import conductor_lsp.cli.render (cli)",
+        ),
+        (
+            "conductor_lsp.fix.context",
+            "from .. import Session\n",
+            "conductor_lsp.fix.context:1 imports the package facade",
+        ),
+        (  # a cycle inside one layer, hidden behind TYPE_CHECKING
+            "conductor_lsp.runtime.results",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .engine import Engine\n",
+            "import cycle: ",
+        ),
+    ],
+)
+def test_a_forbidden_import_is_caught(module: str, added: str, expected: str) -> None:
+    modules = sources()
+    modules[module] = added + modules[module]
+    found = violations(modules)
+    assert any(expected in v for v in found), found
+
+
+def test_public_api_stays_put() -> None:
+    """The names users and benchmarks import; a change here is a change of the API."""
+    assert sorted(conductor_lsp.__all__) == sorted(
+        [
+            "BACKENDS",
+            "PROVIDERS",
+            "Ambiguous",
+            "BackendUnavailable",
+            "BudgetExceeded",
+            "CheckpointError",
+            "ConductorConfig",
+            "ConductorError",
+            "Conductor",
+            "Config",
+            "ConfigError",
+            "EditError",
+            "Event",
+            "FileContext",
+            "FixLoop",
+            "FixReport",
+            "JobResult",
+            "NoMatch",
+            "Plan",
+            "PlanError",
+            "Session",
+            "Step",
+            "StepResult",
+            "Tally",
+            "Task",
+            "TestRun",
+            "UnsafePath",
+            "Usage",
+            "Worker",
+            "WorkerConfig",
+            "WorkerError",
+            "WorkerFormatError",
+            "WorkerInfo",
+            "WorkerRequest",
+            "WorkerResponse",
+            "WorkerStatusError",
+            "WorkerTimeout",
+            "WorkerTransportError",
+            "__version__",
+            "load_config",
+            "run_tests",
+        ]
+    )
+    for name in conductor_lsp.__all__:
+        assert getattr(conductor_lsp, name) is not None
+    assert sorted(edits.__all__) == sorted(
+        [
+            "DEFAULT_DENY",
+            "FUZZY_THRESHOLD",
+            "EditFailure",
+            "EditResult",
+            "EditsConfig",
+            "FileEdit",
+            "apply_edits",
+            "apply_output",
+            "check_path",
+            "denied_by",
+            "edited_paths",
+            "normalize",
+            "parse_edits",
+        ]
+    )
+
+
+def test_no_module_is_past_400_lines() -> None:
+    long = {m: s.count("\n") for m, s in sources().items() if s.count("\n") > 400}
+    assert long == {}
+
+
+def test_every_module_imports_on_its_own() -> None:
+    """Import order must not matter: each module loads in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    names = [m for m in sources() if not m.endswith("__main__")]
+    code = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    for m in [k for k in sys.modules if k.startswith('conductor_lsp')]:\n"
+        "        del sys.modules[m]\n"
+        "    importlib.import_module(name)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *names], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    importlib.import_module("conductor_lsp.server")
