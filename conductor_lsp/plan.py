@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .errors import PlanError
+from .usage import Usage
 
 Role = Literal["analysis", "generation", "debugging"]
 ROLES: tuple[Role, ...] = ("analysis", "generation", "debugging")
@@ -59,18 +60,43 @@ class Step:
 
 
 @dataclass(frozen=True)
+class ConductorCall:
+    """What writing a plan cost: the conductor is a paid model too."""
+
+    usage: Usage = Usage()
+    cost: float = 0.0
+    seconds: float = 0.0
+    model: str = ""
+
+
+@dataclass(frozen=True)
 class Plan:
     steps: tuple[Step, ...]
     #: Where the plan came from: a backend name, or ``static (fallback: why)``.
     source: str = "static"
-    #: The conductor's raw text, kept for traces and the plan report.
+    #: The conductor's raw text, kept for traces, episodes and the plan report.
     raw: str = ""
     notes: tuple[str, ...] = field(default=())
+    #: The model call that wrote it (None: no model was asked, as for ``static``).
+    call: ConductorCall | None = None
+    #: Why the conductor's output was not a usable plan ('' when it was).
+    error: str = ""
+
+    def spent(self) -> str:
+        """What asking the conductor cost, in words ('' when no model was asked)."""
+        if self.call is None:
+            return ""
+        u = self.call.usage
+        return (
+            f"conductor {u.input_tokens}+{u.output_tokens} tokens, ${self.call.cost:.4f}, "
+            f"{self.call.seconds:.1f}s"
+        )
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "source": self.source,
             "notes": list(self.notes),
+            "error": self.error,
             "steps": [
                 {
                     "index": i,
@@ -82,6 +108,14 @@ class Plan:
                 for i, s in enumerate(self.steps)
             ],
         }
+        if self.call is not None:
+            out["conductor"] = {
+                "model": self.call.model,
+                "usage": self.call.usage.to_json(),
+                "cost": self.call.cost,
+                "seconds": round(self.call.seconds, 3),
+            }
+        return out
 
 
 def access_text(access: Access) -> str:

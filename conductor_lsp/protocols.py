@@ -8,10 +8,10 @@ registries in ``conductor.registry`` and ``workers.registry``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
 from .plan import Plan
@@ -36,6 +36,8 @@ class WorkerRequest:
     parts: tuple[Part, ...]
     #: The step's subtask alone (it is also the last part), for workers that act on it.
     subtask: str = ""
+    #: Extra fields for the request body (structured output: response_format, grammar).
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def prompt_text(self) -> str:
         return "\n\n".join(p.text for p in self.parts)
@@ -62,6 +64,10 @@ class WorkerInfo:
     provider: str
     #: A tool (the tests runner) rather than a model: its answer is never code.
     is_tool: bool = False
+    #: The configured ``strength`` (higher codes better); orders equally priced workers.
+    strength: int = 0
+    #: Whether one call fits what is left of the job's $ budget.
+    affordable: bool = True
 
 
 class Limits:

@@ -47,23 +47,52 @@ def test_plan_static_json(tmp_path: Path, standin: StandIn, keys: dict[str, str]
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     assert plan["source"] == "static"
-    assert [s["role"] for s in plan["steps"]] == ["analysis", "generation", "debugging"]
-    assert plan["steps"][0]["worker"] == "gpt"
-    assert plan["steps"][1]["worker"] == "claude"  # the priciest worker writes the code
+    # The baseline: one call to the strongest (here the priciest) worker.
+    assert [(s["role"], s["worker"]) for s in plan["steps"]] == [("generation", "claude")]
+    assert "conductor" not in plan  # no model was asked
     assert not standin.seen  # planning statically calls no worker
+
+
+def test_pipeline_is_a_named_strategy(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    write_config(tmp_path, standin.url, backend="pipeline")
+    out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert [(s["role"], s["worker"]) for s in plan["steps"]] == [
+        ("analysis", "gpt"),
+        ("generation", "claude"),
+        ("debugging", "claude"),
+    ]
+
+
+def test_strength_orders_equally_priced_workers(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    write_config(tmp_path, standin.url)
+    text = (tmp_path / "conductor.toml").read_text()
+    text = text.replace("[workers.gem]", "[workers.gem]\nstrength = 10")
+    (tmp_path / "conductor.toml").write_text(text)
+    out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
+    assert json.loads(out.stdout)["steps"][0]["worker"] == "gem"
+    write_config(tmp_path, standin.url, extra='worker = "gpt"\n')  # single:gpt
+    out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
+    plan = json.loads(out.stdout)
+    assert plan["source"] == "single:gpt" and plan["steps"][0]["worker"] == "gpt"
 
 
 def test_plan_table(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> None:
     write_config(tmp_path, standin.url)
     out = cli("plan", "Fix add()", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "Plan (static)" in out.stdout and "analysis" in out.stdout and "claude" in out.stdout
+    assert "Plan (static)" in out.stdout and "generation" in out.stdout and "claude" in out.stdout
 
 
 def test_run_prints_output_and_cost(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> None:
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     standin.responder = lambda s: f"answer from {s.body.get('model', 'gemini')}"
-    write_config(tmp_path, standin.url)
+    write_config(tmp_path, standin.url, backend="pipeline")
     out = cli("run", "Fix add()", "--file", "calc.py", cwd=tmp_path, env=keys)
     assert out.returncode == 0, out.stderr + out.stdout
     assert "step 0 done: gpt (analysis)" in out.stdout
@@ -86,16 +115,21 @@ def test_run_with_conductor_endpoint(
         return plan_text if seen.body.get("model") == "conductor-7b" else "worker says hi"
 
     standin.responder = respond
-    extra = f'model = "conductor-7b"\nbase_url = "{standin.url}/v1"\n'
+    extra = f'model = "conductor-7b"\nbase_url = "{standin.url}/v1"\nprice_in = 1.0\n'
     write_config(tmp_path, standin.url, backend="openai", extra=extra)
     out = cli("plan", "Fix add()", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     assert plan["source"] == "openai"
     assert [s["worker"] for s in plan["steps"]] == ["gem", "gpt"]
+    assert plan["conductor"]["usage"]["input_tokens"] > 0 and plan["conductor"]["cost"] > 0
+    assert "structured output: json_schema" in plan["notes"][-1]
     conductor_prompt = standin.seen[0].prompt()
     assert "0: gpt, stand-in OpenAI, $1/$2" in conductor_prompt
     assert "Fix add()" in conductor_prompt
+    body = standin.seen[0].body
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["max_tokens"] > 1000  # raised to what the schema can need
 
 
 def test_bad_conductor_output_falls_back_and_says_why(

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import sys
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 from conductor_lsp import BackendUnavailable, ConfigError, PlanError, Task
 from conductor_lsp.conductor import StaticConductor, build_prompt, parse_plan, static_plan
 from conductor_lsp.conductor.grammar import plan_grammar
+from conductor_lsp.conductor.static import pipeline_plan
 from conductor_lsp.config import ConductorConfig, WorkerConfig
 from conductor_lsp.protocols import Part, WorkerInfo, WorkerRequest
 from conductor_lsp.runtime import make_plan
@@ -21,18 +24,36 @@ INFOS = [
 TASK = Task("Fix add() so that add(2, 2) == 4")
 
 
-def test_static_plan_uses_cheap_analyst_and_strong_coder() -> None:
+def test_static_baseline_is_one_call_to_the_strongest_then_a_debugging_retry() -> None:
     plan = static_plan(INFOS, 5)
+    assert [(s.worker, s.role) for s in plan.steps] == [("strong", "generation")]
+    retry = static_plan(INFOS, 5, Task("Fix add()", previous="No edit was applied."))
+    assert [(s.worker, s.role) for s in retry.steps] == [("strong", "debugging")]
+    assert "previous attempt" in retry.steps[0].subtask
+    # Too expensive for what is left of the budget: the next strongest that fits.
+    poor = [dataclasses.replace(INFOS[1], affordable=False), *INFOS[:1], *INFOS[2:]]
+    assert static_plan(poor, 5).steps[0].worker == "cheap"
+    # Equal prices: the configured strength decides.
+    even = [dataclasses.replace(w, price_in=0, price_out=0) for w in INFOS]
+    even[0] = dataclasses.replace(even[0], strength=3)
+    assert static_plan(even, 5).steps[0].worker == "cheap"
+    assert static_plan(INFOS, 5, pinned="cheap").source == "single:cheap"
+    with pytest.raises(PlanError, match="not in the pool"):
+        static_plan(INFOS, 5, pinned="tests")
+    with pytest.raises(PlanError, match="no model workers"):
+        static_plan(INFOS[2:], 5)
+
+
+def test_pipeline_uses_cheap_analyst_and_strong_coder() -> None:
+    plan = pipeline_plan(INFOS, 5)
     assert [(s.worker, s.role) for s in plan.steps] == [
         ("cheap", "analysis"),
         ("strong", "generation"),
         ("strong", "debugging"),
     ]
     assert plan.steps[0].access == () and plan.steps[2].access == "all"
-    assert [s.role for s in static_plan(INFOS, 2).steps] == ["analysis", "generation"]
-    assert [s.role for s in static_plan(INFOS, 1).steps] == ["generation"]
-    with pytest.raises(PlanError, match="no model workers"):
-        static_plan(INFOS[2:], 5)
+    assert [s.role for s in pipeline_plan(INFOS, 2).steps] == ["analysis", "generation"]
+    assert [s.role for s in pipeline_plan(INFOS, 1).steps] == ["generation"]
 
 
 async def test_invalid_conductor_output_falls_back_with_reason() -> None:
@@ -205,11 +226,22 @@ async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
     pytest.importorskip("mlx_lm")
     from conductor_lsp.conductor.mlx import MLXConductor
 
-    c = MLXConductor(ConductorConfig(backend="mlx", model=str(tiny_model_dir), max_new_tokens=20))
-    text = await asyncio.to_thread(c.generate_text, TASK, INFOS, 5)
-    assert isinstance(text, str) and text
-    plan = await make_plan(c, TASK, INFOS, 5)  # random weights: noise, so the fallback says why
+    free = MLXConductor(
+        ConductorConfig(
+            backend="mlx", model=str(tiny_model_dir), max_new_tokens=20, constrained=False
+        )
+    )
+    g = await asyncio.to_thread(free.generate, TASK, INFOS, 5)
+    assert g.text and g.input_tokens > 0 and 0 < g.output_tokens <= 20
+    plan = await make_plan(free, TASK, INFOS, 5)  # random weights: noise, the fallback says why
     assert plan.source.startswith("static (fallback: mlx:")
+    assert plan.call is not None and plan.call.usage.output_tokens > 0  # the cost is kept
+    # With xgrammar's mask as a logits processor, the same noise is a valid plan.
+    pytest.importorskip("xgrammar")
+    bound = MLXConductor(ConductorConfig(backend="mlx", model=str(tiny_model_dir)))
+    plan = await make_plan(bound, TASK, INFOS, 4)
+    assert plan.source == "mlx" and 1 <= len(plan.steps) <= 4
+    assert plan.raw.startswith("model_id = [")
 
 
 def test_mlx_missing_gives_a_clear_error(
@@ -256,3 +288,54 @@ def test_grammar_bound_covers_the_longest_plan(max_steps: int) -> None:
         too_long = longest.replace("[" + ", ".join(["0"]), "[" + ", ".join(["0"] * 2), 1)
         m = xgr.GrammarMatcher(compiled)
         assert not (m.accept_string(too_long) and m.accept_token(1))
+
+
+VALID_JSON = [
+    '{"model_id": [1], "subtasks": ["Write the fix now"], "access_list": ["all"]}',
+    '{"model_id": [2, 0], "subtasks": ["Run the tests now", "Write the fix now"], '
+    '"access_list": [[], [0]]}',
+]
+INVALID_JSON = [
+    '{"model_id": [3], "subtasks": ["Write the fix now"], "access_list": ["all"]}',
+    '{"model_id": [0, 1], "subtasks": ["Write the fix now"], "access_list": [[], "all"]}',
+    '{"model_id": [0, 1], "subtasks": ["Find the bug now", "Write the fix"], '
+    '"access_list": [[], [1]]}',
+    '{"model_id": [0, 2], "subtasks": ["Find the bug now", "Run the tests"], '
+    '"access_list": [[], "all"]}',  # ends on the tool
+    '{"model_id": [0], "subtasks": ["short"], "access_list": [[]]}',
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"), [(t, True) for t in VALID_JSON] + [(t, False) for t in INVALID_JSON]
+)
+def test_json_schema_accepts_exactly_valid_plans(text: str, ok: bool) -> None:
+    """The schema a server enforces, checked with xgrammar (what vLLM uses to enforce it)."""
+    xgr = pytest.importorskip("xgrammar")
+    from conductor_lsp.conductor.grammar import plan_schema
+
+    schema = json.dumps(plan_schema(3, 5, frozenset({2})))
+    info = xgr.TokenizerInfo(["a", "</s>"], stop_token_ids=[1])
+    compiled = xgr.GrammarCompiler(info).compile_grammar(xgr.Grammar.from_json_schema(schema))
+    m = xgr.GrammarMatcher(compiled)
+    assert bool(m.accept_string(text) and m.accept_token(1)) is ok
+    if ok:
+        assert parse_plan(text, ["cheap", "strong", "tests"], tools=frozenset({"tests"})).steps
+
+
+@pytest.mark.parametrize("max_steps", [1, 5])
+def test_json_bound_covers_a_long_escaped_widely_spaced_plan(max_steps: int) -> None:
+    """Servers' JSON grammars allow escapes and spacing, so (unlike the list grammar) no
+    exact bound exists; the budget still covers such a plan at two characters a token."""
+    from conductor_lsp.conductor.grammar import SUBTASK_MAX_CHARS, worst_case_json_tokens
+
+    n = max_steps
+    longest = json.dumps(
+        {
+            "model_id": [9] * n,
+            "subtasks": ["\\" * SUBTASK_MAX_CHARS] * n,  # every character escaped
+            "access_list": [list(range(k)) for k in range(n)],
+        },
+        indent=20,
+    )
+    assert len(longest) // 2 <= worst_case_json_tokens(n)

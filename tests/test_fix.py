@@ -190,7 +190,7 @@ def test_budget_usd_stops_the_loop(repo: Path, standin: StandIn) -> None:
     standin.push(Behaviour(text="thinking"), Behaviour(text=GOOD))
     out = fix(repo, "--budget-usd", "0.0000001")
     assert out.returncode == 1
-    assert "cost budget spent" in out.stdout
+    assert "budget: cost" in out.stdout
     assert len(standin.seen) == 1
 
 

@@ -27,7 +27,7 @@ from ..runtime.events import Event
 from ..runtime.session import Session
 from ..task import FileContext, Task
 from .doctor import report as doctor_report
-from .render import describe_event, plan_table, print_fix_report, print_result
+from .render import describe_event, plan_notes, plan_table, print_fix_report, print_result
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -46,7 +46,8 @@ def parser() -> argparse.ArgumentParser:
         if name == "plan":
             p.add_argument("--json", action="store_true", help="machine-readable output")
     d = sub.add_parser("doctor", help="which backends and workers are usable here")
-    _common(d)
+    d.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    d.add_argument("--config", type=Path, help="config file")
     f = sub.add_parser("fix", help="fix and test until green or out of budget")
     f.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
     f.add_argument("--test", help="test command (default: [test] command)")
@@ -91,8 +92,8 @@ async def _plan(config: Config, args: argparse.Namespace, console: Console) -> i
         print(json.dumps(plan.to_json(), indent=2))
     else:
         console.print(plan_table(plan))
-        for note in plan.notes:
-            console.print(f"note: {note}", markup=False)
+        for line in plan_notes(plan):
+            console.print(line, markup=False, highlight=False)
     return 0
 
 
@@ -120,6 +121,8 @@ async def _run(config: Config, args: argparse.Namespace, console: Console) -> in
     finally:
         await session.aclose()
     console.print(plan_table(result.plan))
+    for line in plan_notes(result.plan):
+        console.print(line, markup=False, highlight=False)
     print_result(console, result)
     return 0 if result.outcome == "done" else 1
 
@@ -136,16 +139,12 @@ def _doctor(config: Config, console: Console) -> int:
 
 
 async def _fix(config: Config, args: argparse.Namespace, console: Console) -> int:
-    if args.budget_usd is not None:
-        config.budget.max_cost = args.budget_usd
     session = Session(config)
     try:
         with progress(console) as on_event:
             loop = FixLoop(
                 session,
                 instruction=args.instruction or DEFAULT_INSTRUCTION,
-                test_command=args.test,
-                max_iterations=args.max_iterations,
                 on_event=on_event,
             )
             report = await loop.run()
@@ -174,6 +173,24 @@ def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Command-line flags as the last configuration layer, so they reach everything: the
+    test command of ``fix --test`` is also what the tests tool worker runs."""
+    out: dict[str, Any] = {}
+    if args.command != "fix":
+        return out
+    if args.test:
+        out["test"] = {"command": args.test}
+    budget: dict[str, Any] = {}
+    if args.max_iterations:
+        budget["max_iterations"] = args.max_iterations
+    if args.budget_usd is not None:
+        budget["max_cost"] = args.budget_usd
+    if budget:
+        out["budget"] = budget
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     console = Console(stderr=False, highlight=False)
@@ -185,12 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.tcp, args.log_file)
             return 0
         root = (getattr(args, "path", None) or getattr(args, "root", None) or Path.cwd()).resolve()
+        if not root.is_dir():
+            raise ConductorError(f"workspace {root} is not a directory")
+        if args.command in ("plan", "run") and not args.task.strip():
+            raise ConductorError("the task is empty: say in words what to do")
         if args.command == "undo":
             return _undo(root, args, console)
-        overrides: dict[str, Any] = {}
-        if args.command == "fix" and args.max_iterations:
-            overrides["budget"] = {"max_iterations": args.max_iterations}
-        config = load_config(root, args.config, overrides)
+        config = load_config(root, args.config, _overrides(args))
         if args.command == "fix":
             return asyncio.run(_fix(config, args, console))
         if args.command == "doctor":

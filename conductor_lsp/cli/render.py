@@ -9,7 +9,7 @@ from ..fix.loop import FixReport
 from ..plan import Plan, access_text
 from ..runtime.events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
 from ..runtime.results import JobResult
-from ..usage import Tally
+from ..usage import Tally, Usage, total
 
 
 def plan_table(plan: Plan) -> Table:
@@ -21,35 +21,44 @@ def plan_table(plan: Plan) -> Table:
     return table
 
 
-def cost_table(tallies: dict[str, Tally]) -> Table:
+def _cached(usage: Usage) -> str:
+    """Cached input tokens, or "-" where the provider does not say."""
+    return "-" if usage.cached_input_tokens is None else str(usage.cached_input_tokens)
+
+
+def cost_table(tallies: dict[str, Tally], conductor: Tally | None = None) -> Table:
+    """Calls, tokens and $ per worker, the conductor's own row, and the total."""
     table = Table(title="Cost")
-    for col in ("worker", "calls", "tokens in", "tokens out", "$"):
-        table.add_column(col, justify="right" if col != "worker" else "left")
-    total = Tally()
-    for name, t in tallies.items():
+    for col in ("model", "calls", "tokens in", "cached", "tokens out", "$"):
+        table.add_column(col, justify="right" if col != "model" else "left")
+    rows = list(tallies.items())
+    if conductor is not None and conductor.calls:
+        rows.append(("conductor", conductor))
+    for name, t in [*rows, ("total", total(dict(rows)))]:
         table.add_row(
             name,
             str(t.calls),
             str(t.usage.input_tokens),
+            _cached(t.usage),
             str(t.usage.output_tokens),
             f"{t.cost:.4f}",
+            style="bold" if name == "total" else None,
         )
-        total.merge(t)
-    table.add_row(
-        "total",
-        str(total.calls),
-        str(total.usage.input_tokens),
-        str(total.usage.output_tokens),
-        f"{total.cost:.4f}",
-        style="bold",
-    )
     return table
+
+
+def plan_notes(plan: Plan) -> list[str]:
+    """What to say under a plan: what the conductor cost, and its notes (why it fell back)."""
+    return [line for line in (plan.spent(), *(f"note: {n}" for n in plan.notes)) if line]
 
 
 def describe_event(event: Event) -> str:
     """One plain line per event (logs, non-terminal output, LSP progress)."""
     if isinstance(event, PlanReady):
-        return f"plan ready: {len(event.plan.steps)} steps ({event.plan.source})"
+        spent = event.plan.spent()
+        return f"plan ready: {len(event.plan.steps)} steps ({event.plan.source})" + (
+            f"; {spent}" if spent else ""
+        )
     if isinstance(event, StepStarted):
         return f"step {event.index} started: {event.step.worker} ({event.step.role})"
     if isinstance(event, StepFinished):
@@ -74,7 +83,7 @@ def describe_event(event: Event) -> str:
 def print_result(console: Console, result: JobResult) -> None:
     console.rule("output")
     console.print(result.output or "(no output)", markup=False, highlight=False)
-    console.print(cost_table(result.tallies))
+    console.print(cost_table(result.tallies, result.conductor))
     if result.trace_path:
         console.print(f"trace: {result.trace_path}", markup=False)
 
@@ -95,10 +104,12 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         )
         if it.job is not None:
             console.print(plan_table(it.job.plan))
+            for line in plan_notes(it.job.plan):
+                console.print(f"  {line}", markup=False, highlight=False)
         if it.edit_errors:
             console.print(f"  edit errors: {it.edit_errors}", markup=False, highlight=False)
-    if report.tallies:
-        console.print(cost_table(report.tallies))
+    if report.tallies or report.conductor.calls:
+        console.print(cost_table(report.tallies, report.conductor))
     if report.diff:
         console.rule("diff")
         console.print(report.diff, markup=False, highlight=False)

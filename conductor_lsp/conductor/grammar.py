@@ -1,4 +1,5 @@
-"""The three-list plan grammar (EBNF) for constrained decoding.
+"""The plan format for constrained decoding: a three-list grammar (EBNF: xgrammar in
+process, llama.cpp's ``grammar`` field) and a JSON schema (servers' structured output).
 
 Written out per plan length so the lists always have equal length, with worker
 ids and access indices limited to what exists; the parser still validates.
@@ -10,6 +11,8 @@ decoding with that many new tokens always finishes the grammar.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 SUBTASK_MAX_CHARS = 160
 
@@ -48,3 +51,63 @@ def worst_case_tokens(max_steps: int) -> int:
     """An upper bound on the tokens of any string the grammar accepts."""
     per_step = 3 + (SUBTASK_MAX_CHARS + 4) + 3 * max_steps + 4
     return 48 + max_steps * per_step
+
+
+def _access_schema(k: int) -> dict[str, Any]:
+    """What step ``k`` may see: "all", or a list of earlier steps (none for step 0)."""
+    earlier: dict[str, Any] = {"type": "array", "maxItems": k}
+    if k:
+        earlier["items"] = {"enum": list(range(k))}
+        earlier["uniqueItems"] = True
+    return {"anyOf": [{"const": "all"}, earlier]}
+
+
+def plan_schema(
+    n_workers: int, max_steps: int, tools: frozenset[int] = frozenset()
+) -> dict[str, Any]:
+    """The plan as a JSON schema: one variant per plan length, so the three lists always
+    have equal length; ids are real workers, the last one a model, access only backwards."""
+    ids = list(range(n_workers))
+    last = [i for i in ids if i not in tools] or ids
+    variants = []
+    for n in range(1, max_steps + 1):
+        model_ids = [{"enum": ids}] * (n - 1) + [{"enum": last}]
+        variants.append(
+            {
+                "type": "object",
+                "properties": {
+                    "model_id": {
+                        "type": "array",
+                        "prefixItems": model_ids,
+                        "items": False,
+                        "minItems": n,
+                        "maxItems": n,
+                    },
+                    "subtasks": {
+                        "type": "array",
+                        "items": {"type": "string", "minLength": 8, "maxLength": SUBTASK_MAX_CHARS},
+                        "minItems": n,
+                        "maxItems": n,
+                    },
+                    "access_list": {
+                        "type": "array",
+                        "prefixItems": [_access_schema(k) for k in range(n)],
+                        "items": False,
+                        "minItems": n,
+                        "maxItems": n,
+                    },
+                },
+                "required": ["model_id", "subtasks", "access_list"],
+                "additionalProperties": False,
+            }
+        )
+    return {"anyOf": variants}
+
+
+def worst_case_json_tokens(max_steps: int) -> int:
+    """A generous token budget for a JSON plan. Servers' JSON grammars allow whitespace
+    between items and escapes in strings, so no exact bound exists as for the list
+    grammar; this one covers every subtask fully escaped, with wide spacing, at two
+    characters a token (BPE tokens of JSON punctuation and text are longer)."""
+    per_step = 2 * (SUBTASK_MAX_CHARS + 4) + 4 * max_steps + 3 * 24
+    return 96 + max_steps * per_step

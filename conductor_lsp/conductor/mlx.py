@@ -1,24 +1,29 @@
 """Conductor on mlx-lm: Apple silicon first; mlx's CPU build also runs on Linux.
 
-Same prompt and parser as the transformers backend. The model is an MLX (or
-plain Hugging Face safetensors) directory; GGUF files are not read by mlx-lm.
+Same prompt, grammar (xgrammar's mask as an mlx logits processor) and parser as
+the transformers backend. The model is an MLX (or plain Hugging Face safetensors)
+directory; GGUF files are not read by mlx-lm.
 """
 
 from __future__ import annotations
 
 import asyncio
 import platform
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..plan import Plan
+from ..plan import ConductorCall, Plan
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..workers.local_model import has_module
-from .parse import parse_for_workers
+from ..usage import Usage
+from ..workers.local_model import Generation, has_module
+from .grammar import plan_grammar, worst_case_tokens
+from .parse import plan_from_output
 from .prompt import build_prompt
 
 
@@ -34,15 +39,41 @@ def import_mlx_lm() -> Any:
     return mlx_lm
 
 
+class _Grammar:
+    """xgrammar's token mask as an mlx-lm logits processor: decoding stays a valid plan."""
+
+    def __init__(self, compiled: Any, prompt_len: int) -> None:
+        import xgrammar as xgr
+
+        self.xgr = xgr
+        self.matcher = xgr.GrammarMatcher(compiled)
+        self.vocab = compiled.tokenizer_info.vocab_size
+        self.mask = xgr.allocate_token_bitmask(1, self.vocab)
+        self.seen = prompt_len
+
+    def __call__(self, tokens: Any, logits: Any) -> Any:
+        import mlx.core as mx
+        from xgrammar.kernels.apply_token_bitmask_mlx import apply_token_bitmask_mlx
+
+        for t in tokens.tolist()[self.seen :]:
+            self.matcher.accept_token(int(t))
+        self.seen = tokens.size
+        if self.matcher.is_terminated():
+            return logits
+        self.matcher.fill_next_token_bitmask(self.mask)
+        return apply_token_bitmask_mlx(mx.array(self.mask.numpy()), logits, self.vocab)
+
+
 class MLXConductor:
     name = "mlx"
     local: ClassVar[bool] = True
 
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:
-        if has_module("mlx_lm"):
-            return "ok", platform.machine()
-        return "no", "pip install mlx-lm (Apple silicon) or 'mlx[cpu]' mlx-lm"
+        if not has_module("mlx_lm"):
+            return "no", "pip install mlx-lm (Apple silicon) or 'mlx[cpu]' mlx-lm"
+        grammar = "grammar-constrained" if has_module("xgrammar") else "no xgrammar: unconstrained"
+        return "ok", f"{platform.machine()}, {grammar}"
 
     def __init__(self, config: ConductorConfig) -> None:
         path = Path(config.model).expanduser()
@@ -52,6 +83,8 @@ class MLXConductor:
             )
         self.config = config
         self._loaded: tuple[Any, Any] | None = None
+        self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
+        self._stop = threading.Event()
 
     def load(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -60,7 +93,25 @@ class MLXConductor:
             self._loaded = (model, tokenizer)
         return self._loaded
 
-    def generate_text(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> str:
+    def _compiled(self, tokenizer: Any, key: tuple[int, int, frozenset[int]]) -> Any | None:
+        if not self.config.constrained or not has_module("xgrammar"):
+            return None
+        if key not in self._grammars:
+            import xgrammar as xgr
+
+            hf = getattr(tokenizer, "_tokenizer", tokenizer)  # mlx-lm wraps the HF tokenizer
+            info = xgr.TokenizerInfo.from_huggingface(hf, vocab_size=self._vocab_size())
+            self._grammars[key] = xgr.GrammarCompiler(info).compile_grammar(plan_grammar(*key))
+        return self._grammars[key]
+
+    def _vocab_size(self) -> int:
+        model, tokenizer = self.load()
+        args = getattr(model, "args", None)
+        size = getattr(args, "vocab_size", 0) or 0
+        return max(int(size), len(getattr(tokenizer, "_tokenizer", tokenizer)))
+
+    def generate(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Generation:
+        """Blocking: prompt and decode (constrained when xgrammar is there)."""
         mlx_lm = import_mlx_lm()
         model, tokenizer = self.load()
         prompt = build_prompt(task, workers, max_steps)
@@ -72,20 +123,49 @@ class MLXConductor:
             text = tokenizer.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
         else:
             text = f"{prompt.system}\n\nUser:\n{prompt.user}\n\nAssistant:\n"
+        ids = list(tokenizer.encode(text))
+        tools = frozenset(i for i, w in enumerate(workers) if w.is_tool)
+        compiled = self._compiled(tokenizer, (len(workers), max_steps, tools))
         kw: dict[str, Any] = {}
+        budget = self.config.max_new_tokens
+        if compiled is not None:
+            kw["logits_processors"] = [_Grammar(compiled, len(ids))]
+            budget = max(budget, worst_case_tokens(max_steps))
         if self.config.temperature > 0:
             from mlx_lm.sample_utils import make_sampler
 
             kw["sampler"] = make_sampler(temp=self.config.temperature)
-        return str(
-            mlx_lm.generate(
-                model, tokenizer, prompt=text, max_tokens=self.config.max_new_tokens, **kw
-            )
+        started = time.monotonic()
+        first = 0.0
+        pieces: list[str] = []
+        out_tokens = 0
+        for r in mlx_lm.stream_generate(model, tokenizer, prompt=ids, max_tokens=budget, **kw):
+            first = first or time.monotonic()
+            pieces.append(r.text)
+            out_tokens = r.generation_tokens
+            if self._stop.is_set():
+                break
+        now = time.monotonic()
+        return Generation(
+            text="".join(pieces),
+            input_tokens=len(ids),
+            output_tokens=out_tokens,
+            cached_tokens=0,
+            seconds=now - started,
+            first_token_seconds=(first or now) - started,
         )
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        text = await asyncio.to_thread(self.generate_text, task, workers, max_steps)
-        return parse_for_workers(text, workers, max_steps=max_steps, source=self.name)
+        self._stop.clear()
+        try:
+            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
+        except asyncio.CancelledError:
+            self._stop.set()
+            raise
+        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
+        cost = usage.cost(self.config.price_in, self.config.price_out)
+        call = ConductorCall(usage, cost, g.seconds, self.name)
+        return plan_from_output(g.text, workers, max_steps=max_steps, source=self.name, call=call)
 
     async def aclose(self) -> None:
-        return None
+        self._stop.set()

@@ -7,12 +7,23 @@ slices (never ``eval``), and every failure becomes a ``PlanError``.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
 
 from ..errors import PlanError
-from ..plan import DEFAULT_MAX_STEPS, ROLES, Access, Plan, Role, Step, infer_role, validate_plan
+from ..plan import (
+    DEFAULT_MAX_STEPS,
+    ROLES,
+    Access,
+    ConductorCall,
+    Plan,
+    Role,
+    Step,
+    infer_role,
+    validate_plan,
+)
 from ..protocols import WorkerInfo
 
 MAX_INPUT_CHARS = 200_000
@@ -242,3 +253,20 @@ def parse_for_workers(
     return parse_plan(
         text, [w.name for w in workers], max_steps=max_steps, source=source, tools=tools
     )
+
+
+def plan_from_output(
+    text: str,
+    workers: Sequence[WorkerInfo],
+    *,
+    max_steps: int,
+    source: str,
+    call: ConductorCall,
+) -> Plan:
+    """The plan a model wrote, with what writing it cost; an unusable text becomes a plan
+    with no steps and the reason, so the caller falls back while keeping the evidence."""
+    try:
+        plan = parse_for_workers(text, workers, max_steps=max_steps, source=source)
+    except PlanError as e:
+        return Plan(steps=(), source=source, raw=text, call=call, error=str(e))
+    return dataclasses.replace(plan, call=call)

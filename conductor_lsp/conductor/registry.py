@@ -11,6 +11,7 @@ BACKENDS: Registry[ConductorClass] = Registry(
     "conductor backend",
     {
         "static": "conductor_lsp.conductor.static:StaticConductor",
+        "pipeline": "conductor_lsp.conductor.static:PipelineConductor",
         "transformers": "conductor_lsp.conductor.transformers:TransformersConductor",
         "mlx": "conductor_lsp.conductor.mlx:MLXConductor",
         "openai": "conductor_lsp.conductor.openai:OpenAIConductor",

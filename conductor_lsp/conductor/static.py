@@ -1,7 +1,12 @@
-"""The human-designed pipeline: analysis -> generation -> debugging.
+"""Plans that need no model: the baseline every conductor must beat, and the pipeline.
 
-Needs no model. It is the fallback when a conductor's output is unusable and the
-baseline a conductor has to beat.
+``static`` (the baseline, and the fallback when a conductor's output is unusable)
+is one call to the strongest affordable worker; when that did not make the tests
+pass, the next round's call is a debugging step that sees the failures. It is the
+plain "send the failing tests and the code to the best model" script, with a retry.
+
+``pipeline`` is the human-designed analysis -> generation -> review chain: cheap
+analysis, then generation and review on the strongest worker.
 """
 
 from __future__ import annotations
@@ -24,15 +29,51 @@ DEBUGGING = (
     "Review the proposed change against the task and the failing tests; fix any mistake "
     "and output the complete final change as SEARCH/REPLACE blocks."
 )
+BASELINE = "Make the change the task asks for. Write it as SEARCH/REPLACE blocks."
+RETRY = (
+    "The previous attempt did not make the tests pass (see the failures and what happened). "
+    "Find what is still wrong and write the corrected change as SEARCH/REPLACE blocks."
+)
 
 
-def static_plan(workers: Sequence[WorkerInfo], max_steps: int, *, note: str = "") -> Plan:
-    """Analysis on the first model worker, generation and review on the priciest one."""
+def strongest(workers: Sequence[WorkerInfo], pinned: str = "") -> WorkerInfo:
+    """The pinned worker, else the strongest affordable model: strength, then price."""
     models = [w for w in workers if not w.is_tool]
     if not models:
         raise PlanError("no model workers are configured (only tools)")
-    analyst = models[0]
-    coder = max(models, key=lambda w: (w.price_out, w.price_in, -models.index(w)))
+    if pinned:
+        for w in models:
+            if w.name == pinned:
+                return w
+        raise PlanError(f"worker {pinned!r} is not in the pool (or is a tool)")
+    pool = [w for w in models if w.affordable] or models
+    return max(pool, key=lambda w: (w.strength, w.price_out, w.price_in, -models.index(w)))
+
+
+def static_plan(
+    workers: Sequence[WorkerInfo],
+    max_steps: int,
+    task: Task | None = None,
+    *,
+    note: str = "",
+    pinned: str = "",
+) -> Plan:
+    """One call to the strongest affordable worker; a debugging call in later rounds."""
+    coder = strongest(workers, pinned)
+    if task is not None and task.previous:
+        step = Step(coder.name, RETRY, "all", "debugging")
+    else:
+        step = Step(coder.name, BASELINE, "all", "generation")
+    name = f"single:{pinned}" if pinned else "static"
+    source = f"{name} (fallback: {note})" if note else name
+    return Plan(steps=(step,), source=source, notes=(note,) if note else ())
+
+
+def pipeline_plan(workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
+    """Analysis on the first model worker, generation and review on the strongest one."""
+    analyst = next((w for w in workers if not w.is_tool), None)
+    coder = strongest(workers)
+    assert analyst is not None  # strongest() has checked there is a model
     steps = [
         Step(analyst.name, ANALYSIS, (), "analysis"),
         Step(coder.name, GENERATION, "all", "generation"),
@@ -40,8 +81,7 @@ def static_plan(workers: Sequence[WorkerInfo], max_steps: int, *, note: str = ""
     ]
     if max_steps < 3:
         steps = steps[:2][-max_steps:]
-    source = f"static (fallback: {note})" if note else "static"
-    return Plan(steps=tuple(steps), source=source, notes=(note,) if note else ())
+    return Plan(steps=tuple(steps), source="pipeline")
 
 
 class StaticConductor:
@@ -53,10 +93,23 @@ class StaticConductor:
 
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:
+        if config.worker:
+            return "ok", f"always available (pinned to worker {config.worker})"
         return "ok", "always available"
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        return static_plan(workers, max_steps)
+        return static_plan(workers, max_steps, task, pinned=self.config.worker)
 
     async def aclose(self) -> None:
         return None
+
+
+class PipelineConductor(StaticConductor):
+    name = "pipeline"
+
+    @classmethod
+    def doctor(cls, config: ConductorConfig) -> Check:
+        return "ok", "always available (analysis -> generation -> review)"
+
+    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
+        return pipeline_plan(workers, max_steps)

@@ -14,12 +14,13 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..plan import Plan
+from ..plan import ConductorCall, Plan
 from ..protocols import Check, WorkerInfo
 from ..task import Task
+from ..usage import Usage
 from ..workers.local_model import Generation, LocalModel, has_module, local_models_available
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import parse_for_workers
+from .parse import plan_from_output
 from .prompt import build_prompt
 
 
@@ -41,7 +42,6 @@ class TransformersConductor:
         self._model: LocalModel | None = None
         self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
         self._stop = threading.Event()
-        self.last: Generation | None = None
 
     def load(self) -> LocalModel:
         if self._model is None:
@@ -70,7 +70,7 @@ class TransformersConductor:
             )
         return [xgr.contrib.hf.LogitsProcessor(self._grammars[key])]
 
-    def generate_text(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> str:
+    def generate(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Generation:
         """Blocking: load, prompt, decode. Runs in a worker thread."""
         model = self.load()
         prompt = build_prompt(task, workers, max_steps)
@@ -80,7 +80,7 @@ class TransformersConductor:
         budget = self.config.max_new_tokens
         if processors:  # never cut a constrained plan short
             budget = max(budget, worst_case_tokens(max_steps))
-        self.last = model.generate(
+        return model.generate(
             ids,
             prefix_len=prefix_len,
             max_new_tokens=budget,
@@ -88,16 +88,19 @@ class TransformersConductor:
             logits_processors=processors,
             stop=self._stop,
         )
-        return self.last.text
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
         self._stop.clear()
         try:
-            text = await asyncio.to_thread(self.generate_text, task, workers, max_steps)
+            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
         except asyncio.CancelledError:
             self._stop.set()
             raise
-        return parse_for_workers(text, workers, max_steps=max_steps, source=self.name)
+        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
+        call = ConductorCall(
+            usage, usage.cost(self.config.price_in, self.config.price_out), g.seconds, self.name
+        )
+        return plan_from_output(g.text, workers, max_steps=max_steps, source=self.name, call=call)
 
     async def aclose(self) -> None:
         self._stop.set()

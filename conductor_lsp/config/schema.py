@@ -37,7 +37,9 @@ class EndpointConfig:
 @dataclass
 class ConductorConfig(EndpointConfig):
     backend: str = "auto"
-    """static, transformers, mlx, openai or auto (a local model if one is found, else static)."""
+    """static, pipeline, transformers, mlx, openai or auto (a local model if found, else static)."""
+    worker: str = ""
+    """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
     max_steps: int = DEFAULT_MAX_STEPS
     """Most steps a plan may have."""
     device: str = "auto"
@@ -56,6 +58,8 @@ class WorkerConfig(EndpointConfig):
     """openai, anthropic, gemini, openai-compatible, local or tests."""
     description: str = ""
     """One line the conductor sees about this worker."""
+    strength: int = 0
+    """How well it codes, relative to the others (higher is stronger); orders equal prices."""
     max_tokens: int = 4096
     """Most tokens one answer may have."""
     temperature: float = -1.0

@@ -54,11 +54,18 @@ class FixReport:
     restored: str = ""
     diff: str = ""
     seconds: float = 0.0
+    #: Per worker, over all rounds.
     tallies: dict[str, Tally] = field(default_factory=dict)
+    #: The conductor's calls over all rounds.
+    conductor: Tally = field(default_factory=Tally)
 
     @property
     def exit_code(self) -> int:
         return 0 if self.end.passed else 1
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.tallies.values()) + self.conductor.cost
 
 
 class _Stop(Exception):
@@ -72,10 +79,13 @@ class _Stop(Exception):
 @dataclass
 class _State:
     current: TestRun
-    best: tuple[int, cp.Checkpoint]
+    #: The best whole run seen, and the checkpoint of the tree it judged.
+    best: tuple[TestRun, cp.Checkpoint]
     previous: str = ""
     seen_edits: set[str] = field(default_factory=set)
     no_edit_streak: int = 0
+    #: An edit is on disk that no whole test run has judged yet.
+    unverified: bool = False
 
 
 class FixLoop:
@@ -127,15 +137,21 @@ class FixLoop:
         first = await self.tests(None)
         self.note(0, f"tests: {_state(first)}")
         report = FixReport("green", "", first, first, start_cp)
-        state = _State(first, (first.failing, start_cp))
+        state = _State(first, (first, start_cp))
         try:
-            for k in range(1, self.max_iterations + 1):
-                if state.current.passed:
-                    break
-                await self._round(k, state, report)
-            else:
-                if not state.current.passed:
-                    raise BudgetExceeded(f"iteration budget spent ({self.max_iterations})")
+            async with asyncio.timeout(self.meter.seconds_left()):  # a hard cap, tests included
+                for k in range(1, self.max_iterations + 1):
+                    if state.current.passed:
+                        break
+                    await self._round(k, state, report)
+                else:
+                    if not state.current.passed:
+                        raise BudgetExceeded(
+                            f"budget: iterations ({self.max_iterations} rounds run)"
+                        )
+        except TimeoutError:
+            report.outcome, report.reason = "budget", self.meter.time_spent()
+            self.note(0, report.reason)
         except BudgetExceeded as e:
             report.outcome, report.reason = "budget", str(e)
         except _Stop as e:
@@ -160,6 +176,7 @@ class FixLoop:
         job = await self.session.run(task, meter=self.meter, on_event=self.on_event)
         for name, tally in job.tallies.items():
             report.tallies.setdefault(name, Tally()).merge(tally)
+        report.conductor.merge(job.conductor)
         if job.outcome == "cancelled":
             raise _Stop("cancelled", job.reason)
         edits, _ = parse_edits(job.output)
@@ -174,7 +191,8 @@ class FixLoop:
         errors = disk.result.report()
         if not disk.written:
             state.no_edit_streak += 1
-            why = errors or "the output held no edit"
+            # Say why truthfully: when the budget ended the job, that is the reason.
+            why = job.reason if job.outcome == "budget" else errors or "the output held no edit"
             self.note(k, f"no edit applied: {why.splitlines()[0]}")
             report.iterations.append(Iteration(k, job, [], why, None))
             state.previous = describe_round(job, [], why, None)
@@ -184,27 +202,40 @@ class FixLoop:
                 raise _Stop("stuck", "no applicable edit twice in a row")
             return
         state.no_edit_streak = 0
+        state.unverified = True
         self.note(k, f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})")
         after = await self.tests(state.current)
         self.note(k, f"tests: {_state(after)}")
         report.iterations.append(Iteration(k, job, disk.written, errors, after))
         state.previous = describe_round(job, disk.written, errors, after)
-        if not after.selected and after.failing < state.best[0]:  # only whole runs compare
+        if not after.selected and after.failing < state.best[0].failing:  # whole runs only
             label = f"best state, iteration {k}"
-            state.best = (after.failing, await asyncio.to_thread(cp.create, self.root, label))
+            state.best = (after, await asyncio.to_thread(cp.create, self.root, label))
         same = after.signature() == state.current.signature()
         state.current = after
+        state.unverified = bool(after.selected)
         if same and not after.passed:
             raise _Stop("stuck", "the same failures after an edit")
 
     async def _settle(
         self, state: _State, report: FixReport, start_cp: cp.Checkpoint, started: float
     ) -> None:
-        """Whole-suite verdict, the best state restored if the end is worse, the diff."""
+        """Whole-suite verdict, the best state restored if the end is worse, the diff.
+
+        When the time budget ran out, no test may run any more: an edit that no whole
+        run has judged is undone (back to the best state seen), so the report is true."""
+        best_run, best_cp = state.best
+        if state.unverified and self.meter.seconds_left() <= 0:
+            await asyncio.to_thread(cp.restore, self.root, best_cp)
+            report.restored = best_cp.ref
+            self.note(0, f"the last edit was not tested in time: restored {best_cp.ref}")
+            state.current = report.end = best_run
+            report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
+            report.seconds = time.monotonic() - started
+            return
         if state.current.selected:  # a partial run says nothing about the other tests
             state.current = await self.tests(None)
-        best_failing, best_cp = state.best
-        if not state.current.passed and state.current.failing > best_failing:
+        if not state.current.passed and state.current.failing > best_run.failing:
             await asyncio.to_thread(cp.restore, self.root, best_cp)
             report.restored = best_cp.ref
             self.note(0, f"restored the best state ({best_cp.label}): {best_cp.ref}")

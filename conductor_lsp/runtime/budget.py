@@ -1,4 +1,8 @@
-"""Budgets for calls, dollars and seconds, shared by a job or by a whole fix loop."""
+"""Budgets for calls, dollars and seconds, shared by a job or by a whole fix loop.
+
+The conductor's calls count like workers' calls. Every reason starts with
+``budget:`` and names the budget, so a report says truthfully why a job stopped.
+"""
 
 from __future__ import annotations
 
@@ -22,14 +26,17 @@ class Meter:
     def seconds_left(self) -> float:
         return max(0.0, self.limits.max_seconds - self.elapsed())
 
+    def time_spent(self) -> str:
+        return f"budget: time ({self.limits.max_seconds:g}s spent)"
+
     def exhausted(self) -> str:
         """Why no further model call may start, or '' while budget remains."""
         if self.calls >= self.limits.max_calls:
-            return f"call budget spent ({self.calls}/{self.limits.max_calls} calls)"
+            return f"budget: calls ({self.calls} of {self.limits.max_calls} made)"
         if self.cost >= self.limits.max_cost:
-            return f"cost budget spent (${self.cost:.4f} of ${self.limits.max_cost:g})"
+            return f"budget: cost (${self.cost:.4f} of ${self.limits.max_cost:g} spent)"
         if self.seconds_left() <= 0:
-            return f"time budget spent ({self.limits.max_seconds:g}s)"
+            return self.time_spent()
         return ""
 
     def check(self) -> None:

@@ -14,6 +14,7 @@ from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan
 from ..protocols import Part, WorkerRequest, WorkerResponse
 from ..task import Task
+from ..testrun import clip
 from ..usage import Tally
 from ..workers.pool import WorkerPool
 from .budget import Meter
@@ -33,6 +34,19 @@ ROLE_HINT = {
     "generation": "Produce the code change.",
     "debugging": "Check the work so far against the task and tests; output the corrected change.",
 }
+
+
+#: How much of a conductor's raw answer a trace keeps: its head and its tail.
+RAW_KEEP = 4_000
+
+
+def plan_record(plan: Plan) -> dict[str, object]:
+    """The trace's view of a plan: the steps and the conductor's call (in ``plan``), its
+    raw text (bounded) and, for a fallback, why the conductor's own answer was not used."""
+    record: dict[str, object] = {"plan": plan.to_json(), "raw": clip(plan.raw, RAW_KEEP, RAW_KEEP)}
+    if plan.error:
+        record["error"] = plan.error
+    return record
 
 
 def build_request(task: Task, plan: Plan, index: int, results: list[StepResult]) -> WorkerRequest:
@@ -72,10 +86,11 @@ class Engine:
         for t in self._tasks:
             t.cancel()
 
-    async def run(self, plan: Plan, task: Task) -> JobResult:
-        started = time.monotonic()
+    async def run(self, plan: Plan, task: Task, *, started: float | None = None) -> JobResult:
+        """Run ``plan``; ``started`` is when the job began (before the conductor was asked)."""
+        started = time.monotonic() if started is None else started
         self.on_event(PlanReady(plan))
-        self.trace.write("plan", plan=plan.to_json(), raw=plan.raw)
+        self.trace.write("plan", **plan_record(plan))
         results = [StepResult(i, s) for i, s in enumerate(plan.steps)]
         finished = [asyncio.Event() for _ in plan.steps]
         tallies: dict[str, Tally] = {}
@@ -89,7 +104,7 @@ class Engine:
             async with asyncio.timeout(self.meter.seconds_left()):
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         except TimeoutError:
-            outcome, reason = "budget", f"time budget spent ({self.meter.limits.max_seconds:g}s)"
+            outcome, reason = "budget", self.meter.time_spent()
         except asyncio.CancelledError:
             self.cancel("cancelled")
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -127,6 +142,9 @@ class Engine:
         started: float,
         tallies: dict[str, Tally],
     ) -> JobResult:
+        conductor = Tally()
+        if plan.call is not None:
+            conductor.add(plan.call.usage, plan.call.cost)
         result = JobResult(
             plan=plan,
             steps=results,
@@ -134,6 +152,7 @@ class Engine:
             reason=reason,
             seconds=time.monotonic() - started,
             tallies=tallies,
+            conductor=conductor,
             trace_path=str(self.trace.path or ""),
         )
         self.trace.write("done", outcome=outcome, reason=reason, cost=result.cost)
@@ -196,7 +215,7 @@ class Engine:
                     step=i,
                     worker=step.worker,
                     text=resp.text,
-                    usage=resp.usage.__dict__,
+                    usage=resp.usage.to_json(),
                     cost=resp.cost,
                     elapsed=resp.elapsed,
                     attempts=resp.attempts,

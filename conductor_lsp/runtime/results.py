@@ -35,7 +35,10 @@ class JobResult:
     outcome: Outcome
     reason: str = ""
     seconds: float = 0.0
+    #: Per worker.
     tallies: dict[str, Tally] = field(default_factory=dict)
+    #: The conductor's call that wrote the plan (no calls for plans that need no model).
+    conductor: Tally = field(default_factory=Tally)
     trace_path: str = ""
 
     @property
@@ -45,4 +48,5 @@ class JobResult:
 
     @property
     def cost(self) -> float:
-        return sum(t.cost for t in self.tallies.values())
+        """Workers and conductor together."""
+        return sum(t.cost for t in self.tallies.values()) + self.conductor.cost

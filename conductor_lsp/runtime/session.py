@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..conductor.registry import make_conductor
 from ..conductor.static import static_plan
 from ..config.schema import Config
-from ..errors import BackendUnavailable, ConfigError, PlanError, WorkerError
+from ..errors import BackendUnavailable, BudgetExceeded, ConfigError, PlanError, WorkerError
 from ..plan import Plan
 from ..protocols import Conductor, WorkerInfo
 from ..task import Task
 from ..workers.pool import WorkerPool
 from .budget import Meter
-from .engine import Engine
-from .events import EventSink, ignore
+from .engine import Engine, plan_record
+from .events import EventSink, JobDone, PlanReady, ignore
 from .results import JobResult
 from .trace import Trace, new_trace_path
 
@@ -23,11 +26,19 @@ from .trace import Trace, new_trace_path
 async def make_plan(
     conductor: Conductor, task: Task, workers: Sequence[WorkerInfo], max_steps: int
 ) -> Plan:
-    """The conductor's plan, or the static plan with the reason it was needed."""
+    """The conductor's plan, or the static baseline with the reason it was needed; a
+    fallback keeps the conductor's raw answer and what asking it cost."""
     try:
-        return await conductor.plan(task, workers, max_steps)
+        plan = await conductor.plan(task, workers, max_steps)
     except (PlanError, BackendUnavailable, WorkerError, ConfigError) as e:
-        return static_plan(workers, max_steps, note=f"{conductor.name}: {e}")
+        plan = Plan(steps=(), source=conductor.name, error=str(e))
+    if plan.steps and not plan.error:
+        return plan
+    why = plan.error or "the plan has no steps"
+    fallback = static_plan(workers, max_steps, task, note=f"{conductor.name}: {why}")
+    return dataclasses.replace(
+        fallback, raw=plan.raw, call=plan.call, error=why, notes=(*fallback.notes, *plan.notes)
+    )
 
 
 @dataclass
@@ -48,10 +59,21 @@ class Session:
         path = new_trace_path(self.config.root, self.config.trace.dir, label)
         return Trace(path, self.pool.secrets())
 
-    async def plan(self, task: Task) -> Plan:
-        return await make_plan(
-            self.conductor, task, self.pool.infos(), self.config.conductor.max_steps
-        )
+    async def plan(self, task: Task, meter: Meter | None = None) -> Plan:
+        """Ask the conductor, inside the job's budget: its call counts as a call, its cost as
+        cost, and it may not outlast the time budget."""
+        meter = meter or Meter(self.config.budget)
+        meter.check()
+        infos = self.pool.infos(task, meter.limits.max_cost - meter.cost)
+        try:
+            async with asyncio.timeout(meter.seconds_left()):
+                plan = await make_plan(self.conductor, task, infos, self.config.conductor.max_steps)
+        except TimeoutError:
+            raise BudgetExceeded(meter.time_spent()) from None
+        if plan.call is not None:
+            meter.calls += 1
+            meter.cost += plan.call.cost
+        return plan
 
     async def run(
         self,
@@ -65,15 +87,30 @@ class Session:
         """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel."""
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
+        started = time.monotonic()
         try:
             trace.write("task", task=task.render())
-            plan = plan or await self.plan(task)
+            if plan is None:
+                try:
+                    plan = await self.plan(task, meter)
+                except BudgetExceeded as e:
+                    return self._stopped(str(e), started, trace, on_event)
             engine = Engine(self.pool, meter, on_event=on_event, trace=trace)
             if engine_ref is not None:
                 engine_ref.append(engine)
-            return await engine.run(plan, task)
+            return await engine.run(plan, task, started=started)
         finally:
             trace.close()
+
+    def _stopped(self, reason: str, started: float, trace: Trace, on_event: EventSink) -> JobResult:
+        """A job the budget stopped before a plan existed."""
+        plan = Plan(steps=(), source="none", error=reason)
+        on_event(PlanReady(plan))
+        trace.write("plan", **plan_record(plan))
+        result = JobResult(plan, [], "budget", reason, time.monotonic() - started)
+        trace.write("done", outcome="budget", reason=reason, cost=0.0)
+        on_event(JobDone(result))
+        return result
 
     async def aclose(self) -> None:
         await self.pool.aclose()

@@ -99,7 +99,12 @@ class ServerJob:
             return
         if isinstance(event, PlanReady):
             self.steps_total = len(event.plan.steps)
-            self.progress.report(f"plan: {self.steps_total} steps ({event.plan.source})", 5)
+            spent = event.plan.spent()
+            self.progress.report(
+                f"plan: {self.steps_total} steps ({event.plan.source})"
+                + (f"; {spent}" if spent else ""),
+                5,
+            )
         elif isinstance(event, StepStarted):
             self.progress.report(
                 f"step {event.index}: {event.step.worker} ({event.step.role})...", self._pct()

@@ -27,6 +27,8 @@ def job_report(title: str, result: JobResult, edits: list[str], errors: str) -> 
         "",
         f"**Outcome:** {result.outcome}" + (f" ({result.reason})" if result.reason else ""),
         f"**Plan source:** {result.plan.source}",
+        *([f"**Conductor:** {result.plan.spent()}"] if result.plan.call else []),
+        *[f"**Note:** {n}" for n in result.plan.notes],
         f"**Time:** {result.seconds:.1f}s",
         f"**Cost:** ${result.cost:.4f}",
         "",

@@ -76,8 +76,11 @@ class AnthropicWorker(HttpWorker):
 def _usage(u: Any) -> Usage:
     if not u:
         return Usage()
-    cached = int(u.get("cache_read_input_tokens") or 0)
+    read = u.get("cache_read_input_tokens")
     created = int(u.get("cache_creation_input_tokens") or 0)
+    cached = None if read is None else int(read)
     return Usage(
-        int(u.get("input_tokens", 0)) + cached + created, int(u.get("output_tokens", 0)), cached
+        int(u.get("input_tokens", 0)) + (cached or 0) + created,
+        int(u.get("output_tokens", 0)),
+        cached,
     )

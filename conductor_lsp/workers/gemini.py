@@ -71,4 +71,5 @@ def _usage(u: Any) -> Usage:
     if not u:
         return Usage()
     out = int(u.get("candidatesTokenCount", 0)) + int(u.get("thoughtsTokenCount", 0))
-    return Usage(int(u.get("promptTokenCount", 0)), out, int(u.get("cachedContentTokenCount", 0)))
+    cached = u.get("cachedContentTokenCount")
+    return Usage(int(u.get("promptTokenCount", 0)), out, None if cached is None else int(cached))

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import ipaddress
 import json
 import os
 import random
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -62,6 +64,18 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, min(when.timestamp() - time.time(), RETRY_AFTER_CAP))
+
+
+def is_local_address(url: str) -> bool:
+    """Whether a URL's host is this machine or a private network (no key expected)."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host.endswith((".local", ".lan", ".internal"))
+    return ip.is_loopback or ip.is_private or ip.is_link_local
 
 
 def backoff_delay(attempt: int, retry_after: float | None) -> float:
@@ -139,12 +153,17 @@ class HttpWorker(ProviderDefaults):
         except ConductorError as e:
             return "no", str(e)
         where = config.base_url or cls.default_base_url
+        variable = config.api_key_env or (cls.key_envs[0] if cls.key_envs else "a key variable")
         if config.api_key_cmd:
             how = "key from command"
         elif key:
             how = f"key in {config.api_key_env or '/'.join(cls.key_envs)}"
+        elif not cls.needs_key and is_local_address(where):
+            how = "no key (none needed for a local server)"
+        elif not cls.needs_key:
+            how = f"no key (set {variable} if the server wants one)"
         else:
-            how = f"no key: set {config.api_key_env or cls.key_envs[0]}"
+            how = f"no key: set {variable}"
         status = "ok" if key or not cls.needs_key else "no"
         return status, f"{config.provider}:{config.model} at {where}, {how}"
 

@@ -45,6 +45,7 @@ class OpenAIWorker(HttpWorker):
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
+        body.update(request.options)
         return body
 
     def parse(self, data: Any) -> tuple[str, Usage]:
@@ -81,5 +82,9 @@ class OpenAICompatibleWorker(OpenAIWorker):
 def _usage(u: Any) -> Usage:
     if not u:
         return Usage()
-    cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-    return Usage(int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)), int(cached))
+    cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
+    return Usage(
+        int(u.get("prompt_tokens", 0)),
+        int(u.get("completion_tokens", 0)),
+        None if cached is None else int(cached),
+    )

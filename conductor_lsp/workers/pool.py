@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 from ..config.schema import Config
 from ..errors import ConfigError
 from ..protocols import Limits, Worker, WorkerContext, WorkerInfo
+from ..task import Task
+from ..usage import Usage
 from .keys import Secret
 from .registry import provider_class
 
@@ -27,18 +31,27 @@ class WorkerPool:
             if cls.is_tool:
                 self._tools.add(name)
 
-    def infos(self) -> list[WorkerInfo]:
-        return [
-            WorkerInfo(
-                n,
-                w.config.description,
-                w.config.price_in,
-                w.config.price_out,
-                w.config.provider,
-                n in self._tools,
+    def infos(self, task: Task | None = None, budget_left: float = math.inf) -> list[WorkerInfo]:
+        """What the conductor is told, in config order; ``affordable`` means one call on
+        ``task`` (its prompt, and an answer of the worker's ``max_tokens``) fits the budget."""
+        prompt_tokens = len(task.render()) // 4 if task is not None else 0
+        out = []
+        for n, w in self.workers.items():
+            c = w.config
+            guess = Usage(prompt_tokens, c.max_tokens).cost(c.price_in, c.price_out)
+            out.append(
+                WorkerInfo(
+                    n,
+                    c.description,
+                    c.price_in,
+                    c.price_out,
+                    c.provider,
+                    n in self._tools,
+                    c.strength,
+                    guess <= budget_left,
+                )
             )
-            for n, w in self.workers.items()
-        ]
+        return out
 
     def secrets(self) -> list[Secret]:
         """Every key the pool holds, so traces and errors can scrub them."""
