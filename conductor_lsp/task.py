@@ -14,6 +14,8 @@ class FileContext:
     text: str
     #: 1-based inclusive line range the user selected, if any.
     selection: tuple[int, int] | None = None
+    #: False for files shown only as context (the tests a fix job must make pass).
+    editable: bool = True
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,10 @@ class Task:
     #: The previous round's plan and outcome, so a corrective plan can learn from it.
     previous: str = ""
 
+    def editable(self) -> list[str]:
+        """The paths of the files this task may change."""
+        return [f.path for f in self.files if f.editable]
+
     def render(self, *, max_file_chars: int = MAX_FILE_CHARS) -> str:
         """Task and context as Markdown; identical for every step so prompt caches hit."""
         parts = [f"## Task\n{self.instruction.strip()}"]
@@ -35,6 +41,8 @@ class Task:
             header = f"## File `{f.path}`"
             if f.selection:
                 header += f" (selected lines {f.selection[0]}-{f.selection[1]})"
+            if not f.editable:
+                header += " (read only)"
             parts.append(f"{header}\n```\n{text.rstrip()}\n```")
         if self.diagnostics:
             parts.append("## Diagnostics\n" + "\n".join(f"- {d}" for d in self.diagnostics))

@@ -41,10 +41,12 @@ ALLOWED: dict[str, set[str]] = {
     "config.load": {"config.load", "conductor", "workers", "basic", "edits"},
     "runtime": {"runtime", "config.load", "conductor", "workers", "basic", "edits"},
     "fix": {"fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "eval": {"eval", "fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
     "server": {"server", "fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
     "cli": {
         "cli",
         "server",
+        "eval",
         "fix",
         "runtime",
         "config.load",

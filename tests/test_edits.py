@@ -142,15 +142,22 @@ def test_whole_file_replacement_of_existing() -> None:
 
 
 def test_prose_fences_are_not_files() -> None:
-    edits, failures = parse_edits("Here is an example:\n```python\nprint(1)\n```\n")
-    assert edits == [] and failures == []
+    text = "Here is an example:\n```python\nprint(1)\n```\n"
+    edits, failures = parse_edits(text)
+    assert [(e.path, e.kind) for e in edits] == [("", "block")] and failures == []
+    # With no single file under repair, a bare block is no edit at all, and no error.
+    r = apply_output({"a.py": "x = 1\n"}, text)
+    assert r.new_texts == {} and r.failures == []
 
 
 def test_parse_failures_are_reported() -> None:
     edits, failures = parse_edits("a.py\n<<<<<<< SEARCH\nx\n=======\ny\n")
     assert not edits and "unterminated" in failures[0].message
-    edits, failures = parse_edits("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n")
-    assert "without a file path" in failures[0].message
+    pathless = "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n"
+    r = apply_output({"a.py": "x\n", "b.py": "x\n"}, pathless, targets=["a.py", "b.py"])
+    assert "without a file path" in r.failures[0].message and not r.new_texts
+    r = apply_output({"a.py": "x\n"}, pathless, targets=["a.py"])  # the only file under repair
+    assert r.new_texts == {"a.py": "y\n"}
     _, failures = parse_edits("--- a/x.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
     assert "deleting files is not supported" in failures[0].message
 

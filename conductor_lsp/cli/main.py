@@ -27,6 +27,7 @@ from ..runtime.events import Event
 from ..runtime.session import Session
 from ..task import FileContext, Task
 from .doctor import report as doctor_report
+from .evaluate import run_eval
 from .render import describe_event, plan_notes, plan_table, print_fix_report, print_result
 
 
@@ -55,6 +56,21 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--budget-usd", type=float, help="most dollars for the whole loop")
     f.add_argument("--instruction", help="what to do besides making the tests pass")
     f.add_argument("--config", type=Path, help="config file")
+    e = sub.add_parser("eval", help="run a task suite with strategies side by side")
+    e.add_argument("suite", type=Path, help="a folder of tasks (each with a task.toml)")
+    e.add_argument(
+        "--strategy",
+        default="conductor,static,single:*",
+        help="comma-separated: conductor, static, pipeline, single:NAME, single:* "
+        "(default: %(default)s)",
+    )
+    e.add_argument("--config", type=Path, help="config file with [conductor] and [workers.*]")
+    e.add_argument("--jobs", type=int, default=1, help="tasks run at once (default: 1)")
+    e.add_argument("--max-iterations", type=int, default=2, help="fix rounds per task")
+    e.add_argument(
+        "--out", type=Path, default=None, help="results (JSONL; default: .conductor/eval/...)"
+    )
+    e.add_argument("--tasks", help="comma-separated task names to run (default: all)")
     s = sub.add_parser("serve", help="run the language server (stdio)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--log-file", help="also log to this file")
@@ -202,12 +218,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.tcp, args.log_file)
             return 0
         root = (getattr(args, "path", None) or getattr(args, "root", None) or Path.cwd()).resolve()
+        if args.command == "eval":
+            root = Path.cwd().resolve()
         if not root.is_dir():
             raise ConductorError(f"workspace {root} is not a directory")
         if args.command in ("plan", "run") and not args.task.strip():
             raise ConductorError("the task is empty: say in words what to do")
         if args.command == "undo":
             return _undo(root, args, console)
+        if args.command == "eval":
+            return asyncio.run(run_eval(root, args, console))
         config = load_config(root, args.config, _overrides(args))
         if args.command == "fix":
             return asyncio.run(_fix(config, args, console))

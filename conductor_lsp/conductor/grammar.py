@@ -55,9 +55,10 @@ def worst_case_tokens(max_steps: int) -> int:
 
 def _access_schema(k: int) -> dict[str, Any]:
     """What step ``k`` may see: "all", or a list of earlier steps (none for step 0)."""
-    earlier: dict[str, Any] = {"type": "array", "maxItems": k}
+    # An array schema always names its items: some converters drop maxItems without them.
+    items: dict[str, Any] = {"enum": list(range(k))} if k else {"type": "integer"}
+    earlier: dict[str, Any] = {"type": "array", "items": items, "maxItems": k}
     if k:
-        earlier["items"] = {"enum": list(range(k))}
         earlier["uniqueItems"] = True
     return {"anyOf": [{"const": "all"}, earlier]}
 

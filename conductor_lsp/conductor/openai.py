@@ -29,7 +29,16 @@ from .prompt import Format, build_prompt
 
 #: Ways to ask for structured output, most standard first; "text" asks for none.
 MODES = ("json_schema", "json_object", "grammar", "text")
+#: A refusal: a client error, or (as llama-cpp-python answers) a 500 naming the field.
 REFUSED = (400, 422)
+_REFUSAL_WORDS = ("response_format", "json_schema", "json_object", "grammar", "validation")
+
+
+def refused(error: WorkerStatusError) -> bool:
+    if error.status in REFUSED:
+        return True
+    text = str(error).lower()
+    return error.status == 500 and any(w in text for w in _REFUSAL_WORDS)
 
 
 def endpoint_of(config: ConductorConfig) -> WorkerConfig:
@@ -114,10 +123,13 @@ class OpenAIConductor:
         modes = [self.mode] if self.mode else list(MODES)
         for mode in modes:
             options = request_options(mode, n_workers, max_steps, tools)
-            try:
-                resp = await self._http.complete(dataclasses.replace(request, options=options))
+            learning = self.mode is None and mode != "text"
+            try:  # while learning, a refusal is an answer, not a fault to retry
+                resp = await self._http.complete(
+                    dataclasses.replace(request, options=options), retries=0 if learning else None
+                )
             except WorkerStatusError as e:
-                if e.status in REFUSED and mode != "text" and self.mode is None:
+                if learning and refused(e):
                     self.refused.append(f"{mode} ({str(e)[:160]})")
                     continue
                 raise

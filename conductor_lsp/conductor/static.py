@@ -24,15 +24,15 @@ ANALYSIS = (
     "Analyse the task and the code: find the cause (or the design), name the exact "
     "places to change and why. Do not write the full code yet."
 )
-GENERATION = "Write the change as SEARCH/REPLACE blocks, each preceded by its file path."
+GENERATION = "Write the code change."
 DEBUGGING = (
     "Review the proposed change against the task and the failing tests; fix any mistake "
-    "and output the complete final change as SEARCH/REPLACE blocks."
+    "and write the complete final change."
 )
-BASELINE = "Make the change the task asks for. Write it as SEARCH/REPLACE blocks."
+BASELINE = "Make the change the task asks for: write the code change."
 RETRY = (
     "The previous attempt did not make the tests pass (see the failures and what happened). "
-    "Find what is still wrong and write the corrected change as SEARCH/REPLACE blocks."
+    "Find what is still wrong and write the corrected code change."
 )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import EditError
+from .blocks import apply_block, is_python, resolve
 from .match import LineIndex, Match, find_match
 from .model import EditFailure, EditResult, EditsConfig, FileEdit
 from .parse import parse_edits
@@ -25,20 +26,32 @@ class _Doc:
     text: str
 
 
-def edited_paths(edits: Sequence[FileEdit]) -> list[str]:
+def edited_paths(edits: Sequence[FileEdit], targets: Sequence[str] = ()) -> list[str]:
+    """The files to load before applying: those the edits name, and the task's targets."""
     seen: dict[str, None] = {}
-    for e in edits:
-        seen.setdefault(normalize(e.path), None)
+    for path in [*(e.path for e in edits), *targets]:
+        if path:
+            seen.setdefault(normalize(path), None)
     return list(seen)
 
 
 def apply_output(
-    files: Mapping[str, str | None], output: str, config: EditsConfig | None = None
+    files: Mapping[str, str | None],
+    output: str,
+    config: EditsConfig | None = None,
+    *,
+    targets: Sequence[str] = (),
 ) -> EditResult:
-    """Parse ``output`` and apply it to ``files`` (path -> text, None if absent)."""
+    """Parse ``output`` and apply it to ``files`` (path -> text, None if absent).
+
+    ``targets`` are the files under repair (loaded in ``files``): with exactly one, edits
+    without a path go to it; wrong paths are corrected to the target of that name."""
     edits, failures = parse_edits(output)
-    result = apply_edits(files, edits, config)
+    result = apply_edits(files, edits, config, targets=targets)
     result.failures[:0] = failures
+    if result.failures:
+        result.new_texts.clear()
+        result.created.clear()
     return result
 
 
@@ -46,12 +59,17 @@ def apply_edits(
     files: Mapping[str, str | None],
     edits: Sequence[FileEdit],
     config: EditsConfig | None = None,
+    *,
+    targets: Sequence[str] = (),
 ) -> EditResult:
     """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing)."""
     threshold = (config or EditsConfig()).fuzzy_threshold
     result = EditResult()
+    resolved, failures, notes = resolve(edits, files, targets)
+    result.failures += failures
+    result.notes += notes
     by_path: dict[str, list[FileEdit]] = {}
-    for e in edits:
+    for e in resolved:
         by_path.setdefault(normalize(e.path), []).append(e)
     for path, group in by_path.items():
         if path not in files:
@@ -71,7 +89,7 @@ def apply_edits(
 def _apply_file(
     path: str, original: str | None, group: list[FileEdit], threshold: float, result: EditResult
 ) -> None:
-    wholes = [e for e in group if e.kind == "whole"]
+    wholes = [e for e in group if e.kind in ("whole", "block")]
     if wholes and len(group) > 1:
         result.failures.append(
             EditFailure(path, "mixes a whole-file rewrite with other edits", wholes[0].source_line)
@@ -94,7 +112,17 @@ def _apply_file(
         return
     newline = "\r\n" if "\r\n" in original else "\n"
     doc = _Doc(original, newline, original.replace("\r\n", "\n"))
-    if wholes:
+    checked = wholes and (wholes[0].kind == "block" or is_python(path))
+    if wholes and checked:
+        # A bare block, or a "whole file" of Python that may hold only the fixed function.
+        try:
+            new, how = apply_block(path, doc.text, wholes[0].replace)
+            how = f"block({how})" if wholes[0].kind == "block" else how
+        except EditError as err:
+            result.failures.append(EditFailure(path, str(err), wholes[0].source_line))
+            return
+        result.matches.append(how)
+    elif wholes:
         new = wholes[0].replace
         result.matches.append("whole")
     else:

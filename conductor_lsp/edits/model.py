@@ -7,7 +7,9 @@ from typing import Literal
 
 from .paths import DEFAULT_DENY
 
-EditKind = Literal["replace", "diff", "whole"]
+#: replace: a SEARCH/REPLACE block; diff: a unified-diff hunk; whole: a file after its path;
+#: block: a fenced block with no path (only the single file under repair may take it).
+EditKind = Literal["replace", "diff", "whole", "block"]
 #: How similar a fuzzy SEARCH match must be; the one place this default lives.
 FUZZY_THRESHOLD = 0.85
 
@@ -59,6 +61,8 @@ class EditResult:
     failures: list[EditFailure] = field(default_factory=list)
     #: How each applied edit matched: exact, whitespace, indent, fuzzy(0.93)...
     matches: list[str] = field(default_factory=list)
+    #: What was read generously, said plainly ("did you mean calc.py?").
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .model import EditFailure, FileEdit
+from .model import EditFailure, EditKind, FileEdit
 
 _SEARCH = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
@@ -91,21 +91,25 @@ def _read_block(
         if _DIVIDER.match(lines[i]) and target is search:
             target = replace
         elif _REPLACE.match(lines[i]) and target is replace:
-            if not path:
-                return (
-                    i + 1,
-                    None,
-                    EditFailure("?", "SEARCH/REPLACE block without a file path", start),
-                )
-            text_s = "\n".join(search) + ("\n" if search else "")
-            text_r = "\n".join(replace) + ("\n" if replace else "")
-            return i + 1, FileEdit(path, "replace", text_s, text_r, source_line=start), None
+            # No path: "" for now; applying it resolves that (the only file under repair).
+            return _finished(path, search, replace, start, i + 1)
         elif _SEARCH.match(lines[i]):
             break
+        elif target is replace and _FENCE.match(lines[i]) and not lines[i].strip().strip("`~"):
+            # The answer's fence closed right after the new lines: the marker was forgotten.
+            return _finished(path, search, replace, start, i)
         else:
             target.append(lines[i])
         i += 1
     return i, None, EditFailure(path or "?", "unterminated SEARCH/REPLACE block", start)
+
+
+def _finished(
+    path: str, search: list[str], replace: list[str], start: int, after: int
+) -> tuple[int, FileEdit | None, EditFailure | None]:
+    text_s = "\n".join(search) + ("\n" if search else "")
+    text_r = "\n".join(replace) + ("\n" if replace else "")
+    return after, FileEdit(path, "replace", text_s, text_r, source_line=start), None
 
 
 def _diff_path(header: str) -> str:
@@ -164,7 +168,9 @@ def _read_diff(lines: list[str], i: int, edits: list[FileEdit], failures: list[E
 def _read_fenced(
     lines: list[str], i: int, fence: str, edits: list[FileEdit], failures: list[EditFailure]
 ) -> int:
-    """A fenced block preceded by its path is a whole file, unless it holds other edits."""
+    """A fenced block preceded by its path is a whole file, unless it holds other edits;
+    without a path it is a ``block`` (path ""), which only the single file under repair
+    may take, after checks (``edits.blocks``)."""
     path = _path_before(lines, i) or clean_path(_FENCE.match(lines[i]).group(2))  # type: ignore[union-attr]
     j = i + 1
     body: list[str] = []
@@ -177,6 +183,13 @@ def _read_fenced(
         j += 1
     if j >= len(lines):
         return i + 1
-    if path:
-        edits.append(FileEdit(path, "whole", "", "\n".join(body) + "\n", source_line=i + 1))
+    closing = _FENCE.match(lines[j])
+    if len(body) == 1 and clean_path(body[0]) and closing and closing.group(2).strip():
+        # "```\ncalc.py\n```python\n...": a fence holding just a path, then the file's
+        # own fence (small models write this); the path names the next block.
+        lines[j - 1] = ""  # keep line numbers; the next fence finds the path above it
+        lines[i] = body[0]
+        return j
+    kind: EditKind = "whole" if path else "block"
+    edits.append(FileEdit(path, kind, "", "\n".join(body) + "\n", source_line=i + 1))
     return j + 1

@@ -83,12 +83,16 @@ def load_for_edit(
     return texts, disk, failures
 
 
-def apply_output_to_disk(root: Path, output: str, config: EditsConfig | None = None) -> DiskEdit:
-    """Parse, check, match and write; on any failure nothing on disk changes."""
+def apply_output_to_disk(
+    root: Path, output: str, config: EditsConfig | None = None, *, targets: Sequence[str] = ()
+) -> DiskEdit:
+    """Parse, check, match and write; on any failure nothing on disk changes. ``targets``:
+    the files under repair (see ``apply_output``)."""
     config = config or EditsConfig()
     edits, failures = parse_edits(output)
-    texts, disk, load_failures = load_for_edit(root, edited_paths(edits), config.all_deny())
-    result = apply_edits(texts, edits, config)
+    paths = edited_paths(edits, targets)
+    texts, disk, load_failures = load_for_edit(root, paths, config.all_deny())
+    result = apply_edits(texts, edits, config, targets=targets)
     result.failures[:0] = failures + load_failures
     if result.failures or not result.new_texts:
         result.new_texts.clear()

@@ -187,7 +187,7 @@ class FixLoop:
             report.iterations.append(Iteration(k, job, [], "the same edit again", None))
             raise _Stop("stuck", "the same edit was proposed twice")
         state.seen_edits.add(signature)
-        disk = apply_output_to_disk(self.root, job.output, self.edits)
+        disk = apply_output_to_disk(self.root, job.output, self.edits, targets=task.editable())
         errors = disk.result.report()
         if not disk.written:
             state.no_edit_streak += 1
@@ -204,6 +204,8 @@ class FixLoop:
         state.no_edit_streak = 0
         state.unverified = True
         self.note(k, f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})")
+        for line in disk.result.notes:
+            self.note(k, line)
         after = await self.tests(state.current)
         self.note(k, f"tests: {_state(after)}")
         report.iterations.append(Iteration(k, job, disk.written, errors, after))

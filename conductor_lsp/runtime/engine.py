@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import PurePosixPath
 
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan
@@ -24,11 +25,38 @@ from .trace import Trace
 
 SYSTEM = (
     "You are one worker in a team of coding models directed by a conductor. Do exactly your "
-    "subtask, using the task, the files and the earlier steps you are shown. When you change "
-    "code, write each change as a SEARCH/REPLACE block preceded by the file's path:\n"
-    "path/to/file.py\n<<<<<<< SEARCH\nexact existing lines\n=======\nnew lines\n>>>>>>> REPLACE\n"
-    "Keep SEARCH parts short and unique; never invent file contents you were not shown."
+    "subtask, using the task, the files and the earlier steps you are shown. {how}"
+    "Never invent file contents you were not shown{read_only}."
 )
+WHOLE = (
+    "To change a file, write its path on one line and then the complete new file in a "
+    "fenced code block, for example:\n\n{path}\n```{lang}\n...the whole new file...\n```\n\n"
+)
+BLOCKS = (
+    "To change a file, write SEARCH/REPLACE blocks with the file's path on the line before "
+    "each, for example:\n\n{path}\n<<<<<<< SEARCH\nexact lines from the file\n=======\n"
+    "the new lines\n>>>>>>> REPLACE\n\nSEARCH must copy existing lines exactly; keep it "
+    "short and unique. "
+)
+#: Files up to this many lines are answered whole: small models write whole files far more
+#: reliably than SEARCH/REPLACE blocks (measured in bench/fix_quality.py's README notes).
+WHOLE_FILE_LINES = 150
+_LANGS = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust"}
+
+
+def system_prompt(task: Task) -> str:
+    """The workers' instructions. The example names a real file of the task (small models
+    copy an example path literally); small files are asked for whole, big ones as blocks."""
+    editable = [f for f in task.files if f.editable]
+    path = editable[0].path if editable else "the file's path"
+    small = all(f.text.count("\n") <= WHOLE_FILE_LINES for f in editable)
+    lang = _LANGS.get(PurePosixPath(path).suffix, "")
+    how = (WHOLE if small else BLOCKS).format(path=path, lang=lang)
+    some_read_only = len(editable) < len(task.files)
+    read_only = ", and do not change files marked read only" if some_read_only else ""
+    return SYSTEM.format(how=how, read_only=read_only)
+
+
 ROLE_HINT = {
     "analysis": "Analyse; do not write the final code.",
     "generation": "Produce the code change.",
@@ -60,7 +88,7 @@ def build_request(task: Task, plan: Plan, index: int, results: list[StepResult])
             Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
         )
     parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
-    return WorkerRequest(system=SYSTEM, parts=tuple(parts), subtask=step.subtask)
+    return WorkerRequest(system=system_prompt(task), parts=tuple(parts), subtask=step.subtask)
 
 
 class Engine:

@@ -208,11 +208,20 @@ async def apply_output(
     label: str,
     preview: bool,
     blocked: Callable[[Path], str] = lambda p: "",
+    targets: Sequence[str] = (),
 ) -> Applied:
     """Parse, match against the live buffers, send, verify; all or nothing."""
     edits, failures = parse_edits(output)
     return await apply_parsed(
-        ls, root, edits, failures, config, label=label, preview=preview, blocked=blocked
+        ls,
+        root,
+        edits,
+        failures,
+        config,
+        label=label,
+        preview=preview,
+        blocked=blocked,
+        targets=targets,
     )
 
 
@@ -226,22 +235,23 @@ async def apply_parsed(
     label: str,
     preview: bool,
     blocked: Callable[[Path], str],
+    targets: Sequence[str] = (),
 ) -> Applied:
-    paths = edited_paths(edits)
+    paths = edited_paths(edits, targets)
     for _ in range(3):
-        targets, gather_failures = _gather(ls, root, paths, config.all_deny(), blocked)
-        texts = {p: t.text for p, t in targets.items()}
-        result = apply_edits(texts, edits, config)
+        found, gather_failures = _gather(ls, root, paths, config.all_deny(), blocked)
+        texts = {p: t.text for p, t in found.items()}
+        result = apply_edits(texts, edits, config, targets=targets)
         result.failures[:0] = failures + gather_failures
         if result.failures or not result.new_texts:
             return Applied(errors=result.report() or "the output held no applicable edit")
         docs = open_documents(ls)
         if all(
             docs[t.path].version == t.version
-            for t in targets.values()
+            for t in found.values()
             if t.version is not None and t.path in docs
         ):
-            return await send_texts(ls, targets, result.new_texts, result.created, label, preview)
+            return await send_texts(ls, found, result.new_texts, result.created, label, preview)
         await asyncio.sleep(0.05)  # a buffer changed while we matched: match again
     return Applied(errors="the documents kept changing; edits not applied")
 

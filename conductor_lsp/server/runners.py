@@ -100,6 +100,7 @@ async def edit_job(
         label=job.title,
         preview=settings.preview,
         blocked=lambda p: ls.jobs.holder(p, job),
+        targets=[rel],
     )
     job.undo = applied.undo
     job.report = job_report(job.title, result, applied.paths, applied.errors)

@@ -173,16 +173,20 @@ class HttpWorker(ProviderDefaults):
         if self._own_client:
             await self._client.aclose()
 
-    async def complete(self, request: WorkerRequest) -> WorkerResponse:
+    async def complete(
+        self, request: WorkerRequest, *, retries: int | None = None
+    ) -> WorkerResponse:
+        """One answer, retried on transient errors (``retries`` overrides the config)."""
         start = time.monotonic()
         attempt = 0
+        limit = self.config.max_retries if retries is None else retries
         while True:
             try:
                 async with self._sem:
                     text, usage = await self._call_once(request)
                 break
             except WorkerError as e:
-                if not e.retryable or attempt >= self.config.max_retries:
+                if not e.retryable or attempt >= limit:
                     raise
                 await asyncio.sleep(backoff_delay(attempt, getattr(e, "retry_after", None)))
                 attempt += 1

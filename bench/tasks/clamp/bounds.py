@@ -1,0 +1,3 @@
+def clamp(x, low, high):
+    """x limited to the range [low, high]."""
+    return max(high, min(low, x))

@@ -1,0 +1,3 @@
+def digit_sum(n):
+    """The sum of the decimal digits of n (negative numbers too)."""
+    raise NotImplementedError

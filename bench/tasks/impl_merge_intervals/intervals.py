@@ -1,0 +1,3 @@
+def merge(intervals):
+    """Merge overlapping (start, end) pairs; the result is sorted by start."""
+    raise NotImplementedError

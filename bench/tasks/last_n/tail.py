@@ -1,0 +1,3 @@
+def last(items, n):
+    """The last n items."""
+    return items[-n:]

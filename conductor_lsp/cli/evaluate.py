@@ -1,0 +1,78 @@
+"""``conductor-lsp eval``: a suite through the fix loop, strategies side by side."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..config.load import load_config, read_toml
+from ..errors import ConfigError
+from ..eval import TaskResult, evaluate, load_suite, parse_strategies, summarize
+from ..eval.run import Row
+from ..runtime.state import state_dir
+
+
+def results_table(rows: list[Row]) -> Table:
+    table = Table(title="eval")
+    for col in ("strategy", "solved", "worker calls", "conductor calls", "tokens", "$", "time"):
+        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for r in rows:
+        table.add_row(
+            r.strategy,
+            f"{r.solved}/{r.tasks}",
+            str(r.worker_calls),
+            str(r.conductor_calls),
+            str(r.tokens),
+            f"{r.cost:.4f}",
+            f"{r.seconds:.0f}s",
+        )
+    return table
+
+
+def _line(r: TaskResult) -> str:
+    state = (
+        "solved" if r.solved else f"not solved ({r.outcome}{': ' + r.reason if r.reason else ''})"
+    )
+    if r.error:
+        state = f"error: {r.error}"
+    return (
+        f"{r.strategy:>14} {r.task:<24} {state} - {r.worker_calls}+{r.conductor_calls} calls, "
+        f"{r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f}s"
+    )
+
+
+async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> int:
+    tasks = load_suite(args.suite)
+    if args.tasks:
+        wanted = {t.strip() for t in args.tasks.split(",")}
+        unknown = wanted - {t.name for t in tasks}
+        if unknown:
+            raise ConfigError(f"no such task(s) in {args.suite}: {', '.join(sorted(unknown))}")
+        tasks = [t for t in tasks if t.name in wanted]
+    base: dict[str, Any] = read_toml(args.config) if args.config else {}
+    # The configuration as it will be used, to know the workers single:* stands for.
+    probe = load_config(root, args.config)
+    strategies = parse_strategies(args.strategy, probe.workers)
+    out = args.out or state_dir(root) / "eval" / f"{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    console.print(
+        f"{len(tasks)} tasks x {len(strategies)} strategies ({', '.join(strategies)}), "
+        f"{args.max_iterations} rounds each, {args.jobs} at once",
+        markup=False,
+    )
+    results = await evaluate(
+        tasks,
+        strategies,
+        base,
+        out=out,
+        jobs=args.jobs,
+        max_iterations=args.max_iterations,
+        on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
+    )
+    console.print(results_table(summarize(results)))
+    console.print(f"results: {out}", markup=False, highlight=False)
+    return 0

@@ -1,0 +1,201 @@
+"""Edits small models write: no path, a wrong path, or a bare code block.
+
+Small coder models often answer with the whole corrected file (or just the fixed
+function) in one fenced block without a path, leave the path off a SEARCH/REPLACE
+block, or copy a path that does not exist. When the task has a single file under
+repair, such answers are read generously, but never blindly: a bare block must
+parse as the same language and keep most of the file's top-level names (or hold
+only definitions the file already has, which then replace those); a wrong path is
+corrected only to the one task file of the same name. Every such reading is said
+in ``EditResult.notes``. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
+
+from ..errors import EditError
+from .model import EditFailure, FileEdit
+from .paths import normalize
+
+#: Share of the file's top-level names a bare block must keep to replace the whole file.
+KEEP_NAMES = 0.6
+#: Share of the file's distinct lines a bare block in another language must keep.
+KEEP_LINES = 0.5
+_PYTHON = (".py", ".pyi")
+
+
+def resolve(
+    edits: Sequence[FileEdit], files: Mapping[str, str | None], targets: Sequence[str]
+) -> tuple[list[FileEdit], list[EditFailure], list[str]]:
+    """Give path-less edits their file and correct wrong paths; (edits, failures, notes)."""
+    targets = [normalize(t) for t in targets]
+    notes: list[str] = []
+    failures: list[EditFailure] = []
+    blocks = [e for e in edits if e.kind == "block"]
+    out = [e for e in edits if e.kind != "block"]
+    if not out and blocks and targets:
+        if len(blocks) > 1:
+            failures.append(
+                EditFailure(
+                    "?",
+                    f"{len(blocks)} code blocks without a file path: put the path on the line "
+                    "before the block, or answer with SEARCH/REPLACE blocks",
+                    blocks[1].source_line,
+                )
+            )
+        elif len(targets) == 1:
+            out.append(dataclasses.replace(blocks[0], path=targets[0]))
+        else:
+            failures.append(
+                EditFailure(
+                    "?",
+                    "a code block without a file path, and the task has several files "
+                    f"({', '.join(targets)}): put the path on the line before the block",
+                    blocks[0].source_line,
+                )
+            )
+    resolved: list[FileEdit] = []
+    for e in out:
+        if not e.path:
+            if len(targets) != 1:
+                failures.append(
+                    EditFailure("?", "SEARCH/REPLACE block without a file path", e.source_line)
+                )
+                continue
+            resolved.append(dataclasses.replace(e, path=targets[0]))
+            continue
+        path = normalize(e.path)
+        fixed = _did_you_mean(path, files, targets)
+        if fixed:
+            notes.append(f"{path} does not exist; used {fixed} (the task's file of that name)")
+            kind = "block" if e.kind == "whole" else e.kind  # a rewrite of a real file: check it
+            resolved.append(dataclasses.replace(e, path=fixed, kind=kind))
+        else:
+            resolved.append(e)
+    return resolved, failures, notes
+
+
+def _did_you_mean(path: str, files: Mapping[str, str | None], targets: Sequence[str]) -> str:
+    if path in targets or files.get(path) is not None:
+        return ""
+    name = PurePosixPath(path).name
+    same = [t for t in targets if PurePosixPath(t).name == name and t != path]
+    return same[0] if len(same) == 1 else ""
+
+
+def is_python(path: str) -> bool:
+    return PurePosixPath(path).suffix in _PYTHON
+
+
+def apply_block(path: str, original: str, block: str) -> tuple[str, str]:
+    """(new text, how) for a code block taken as ``path``'s new content: the whole file if
+    it plausibly is that file, its definitions if it holds only some of them; EditError
+    saying why otherwise."""
+    if is_python(path):
+        return _python_block(path, original, block)
+    if path.endswith(".json"):
+        try:
+            json.loads(block)
+        except ValueError as e:
+            raise EditError(f"the code block is not valid JSON for {path}: {e}") from None
+    old = {line.strip() for line in original.splitlines() if line.strip()}
+    kept = sum(1 for line in old if line in {b.strip() for b in block.splitlines()})
+    if old and kept < KEEP_LINES * len(old):
+        raise EditError(
+            f"the code block keeps {kept} of {len(old)} lines of {path}, so it is not that "
+            "file: put the path before a whole file, or use SEARCH/REPLACE blocks"
+        )
+    return block, "whole"
+
+
+def _names(tree: ast.Module) -> list[str]:
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.append(node.name)
+        elif isinstance(node, ast.Assign):
+            out += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.append(node.target.id)
+    return out
+
+
+def _python_block(path: str, original: str, block: str) -> tuple[str, str]:
+    try:
+        new_tree = ast.parse(block)
+    except SyntaxError as e:
+        raise EditError(
+            f"the code block is not valid Python (line {e.lineno}: {e.msg}), so it cannot "
+            f"replace {path}"
+        ) from None
+    try:
+        old_tree = ast.parse(original)
+    except SyntaxError:
+        old_tree = None
+    old_names = _names(old_tree) if old_tree is not None else []
+    new_names = set(_names(new_tree))
+    kept = [n for n in old_names if n in new_names]
+    if not old_names or len(kept) >= KEEP_NAMES * len(old_names):
+        return block, "whole"
+    if old_tree is not None:
+        spliced = _splice_definitions(original, old_tree, block, new_tree)
+        if spliced is not None:
+            return spliced
+    raise EditError(
+        f"the code block keeps {len(kept)} of the {len(old_names)} top-level names of {path} "
+        f"({', '.join(old_names[:8])}): send the whole file, SEARCH/REPLACE blocks, or only "
+        "complete definitions the file already has"
+    )
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """0-based [first, last) lines of a top-level statement, decorators included."""
+    decorators = getattr(node, "decorator_list", [])
+    first = min([node.lineno, *(d.lineno for d in decorators)]) - 1
+    return first, node.end_lineno or node.lineno
+
+
+def _splice_definitions(
+    original: str, old_tree: ast.Module, block: str, new_tree: ast.Module
+) -> tuple[str, str] | None:
+    """Replace the file's definitions by the block's, when the block holds only definitions
+    the file has (and imports); None when it holds anything else."""
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    old_defs = {n.name: n for n in old_tree.body if isinstance(n, defs)}
+    new_lines = block.splitlines(keepends=True)
+    imports: list[str] = []
+    replacements: dict[str, str] = {}
+    for node in new_tree.body:
+        a, b = _span(node)
+        text = "".join(new_lines[a:b])
+        if isinstance(node, defs) and node.name in old_defs:
+            replacements[node.name] = text if text.endswith("\n") else text + "\n"
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            if text.strip() not in original:
+                imports.append(text.strip() + "\n")
+        else:
+            return None
+    if not replacements:
+        return None
+    lines = original.splitlines(keepends=True)
+    for name in sorted(replacements, key=lambda n: -old_defs[n].lineno):  # bottom up
+        a, b = _span(old_defs[name])
+        lines[a:b] = [replacements[name]]
+    if imports:
+        lines[_import_line(old_tree) : _import_line(old_tree)] = imports
+    return "".join(lines), f"defs: {', '.join(sorted(replacements))}"
+
+
+def _import_line(tree: ast.Module) -> int:
+    """Where a new import goes: after the last import, else after the module docstring."""
+    spans = [_span(n)[1] for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    if spans:
+        return max(spans)
+    first = tree.body[0] if tree.body else None
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+    return _span(first)[1] if first is not None and is_doc else 0

@@ -1,0 +1,179 @@
+"""Run a suite through the fix loop with several strategies, side by side.
+
+Every (strategy, task) pair runs in a fresh temporary workspace (a git repository
+of the task's files) with the same configuration, budget and rounds; only the way
+plans are made differs. Results are data: one ``TaskResult`` per pair, written as
+a JSONL line as soon as it is known, with the path of the pair's trace folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config.load import load_config
+from ..errors import ConductorError
+from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..runtime.session import Session
+from ..usage import total
+from .suite import SuiteTask, prepare
+
+
+@dataclass
+class TaskResult:
+    strategy: str
+    task: str
+    kind: str
+    solved: bool
+    outcome: str
+    reason: str
+    rounds: int
+    worker_calls: int
+    conductor_calls: int
+    tokens: int
+    cost: float
+    seconds: float
+    traces: str
+    #: Plan sources, round by round (a fallback says why).
+    plans: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def _layer(base: Mapping[str, Any], *more: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge configuration layers (later wins)."""
+    out: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for layer in more:
+        for key, value in layer.items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = _layer(out[key], value)
+            else:
+                out[key] = value
+    return out
+
+
+async def run_one(
+    task: SuiteTask,
+    strategy: str,
+    layer: Mapping[str, Any],
+    base: Mapping[str, Any],
+    traces: Path,
+    max_iterations: int,
+) -> TaskResult:
+    """One task with one strategy, in a throwaway workspace; traces kept under ``traces``."""
+    started = time.monotonic()
+    trace_dir = traces / strategy.replace(":", "-") / task.name
+    with tempfile.TemporaryDirectory(prefix="conductor-eval-") as tmp:
+        repo = prepare(task, Path(tmp))
+        overrides = _layer(
+            base,
+            layer,
+            {
+                "test": {"command": task.test_command()},
+                "budget": {"max_iterations": max_iterations},
+                "trace": {"dir": str(trace_dir), "enabled": True},
+            },
+        )
+        try:  # a configuration or checkpoint error is this pair's result, not the end
+            session = Session(load_config(repo, overrides=overrides))
+        except ConductorError as e:
+            return _failed(task, strategy, started, trace_dir, e)
+        try:
+            loop = FixLoop(session, instruction=f"{task.instruction}\n\n{DEFAULT_INSTRUCTION}")
+            report = await loop.run()
+        except ConductorError as e:
+            return _failed(task, strategy, started, trace_dir, e)
+        finally:
+            await session.aclose()
+    workers = total(report.tallies)
+    return TaskResult(
+        strategy=strategy,
+        task=task.name,
+        kind=task.kind,
+        solved=report.end.passed,
+        outcome=report.outcome,
+        reason=report.reason,
+        rounds=len(report.iterations),
+        worker_calls=workers.calls,
+        conductor_calls=report.conductor.calls,
+        tokens=workers.usage.total + report.conductor.usage.total,
+        cost=report.cost,
+        seconds=time.monotonic() - started,
+        traces=str(trace_dir),
+        plans=[it.job.plan.source for it in report.iterations if it.job is not None],
+    )
+
+
+def _failed(
+    task: SuiteTask, strategy: str, started: float, traces: Path, error: Exception
+) -> TaskResult:
+    return TaskResult(
+        strategy, task.name, task.kind, False, "error", "", 0, 0, 0, 0, 0.0,
+        time.monotonic() - started, str(traces), error=f"{type(error).__name__}: {error}",
+    )  # fmt: skip
+
+
+async def evaluate(
+    tasks: Sequence[SuiteTask],
+    strategies: Mapping[str, Mapping[str, Any]],
+    base: Mapping[str, Any],
+    *,
+    out: Path,
+    jobs: int = 1,
+    max_iterations: int = 2,
+    on_result: Callable[[TaskResult], None] = lambda r: None,
+) -> list[TaskResult]:
+    """Every task with every strategy, at most ``jobs`` at once; results in ``out`` (JSONL)
+    as they come, traces beside it."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    traces = out.with_suffix("").parent / (out.stem + "-traces")
+    limit = asyncio.Semaphore(max(1, jobs))
+    results: list[TaskResult] = []
+    with out.open("w", encoding="utf-8") as sink:
+
+        async def one(task: SuiteTask, name: str, layer: Mapping[str, Any]) -> None:
+            async with limit:
+                result = await run_one(task, name, layer, base, traces, max_iterations)
+            results.append(result)
+            sink.write(json.dumps(asdict(result)) + "\n")
+            sink.flush()
+            on_result(result)
+
+        await asyncio.gather(
+            *(one(t, name, layer) for name, layer in strategies.items() for t in tasks)
+        )
+    order = {name: i for i, name in enumerate(strategies)}
+    names = {t.name: i for i, t in enumerate(tasks)}
+    return sorted(results, key=lambda r: (order[r.strategy], names[r.task]))
+
+
+@dataclass
+class Row:
+    strategy: str
+    solved: int
+    tasks: int
+    worker_calls: int
+    conductor_calls: int
+    tokens: int
+    cost: float
+    seconds: float
+
+
+def summarize(results: Sequence[TaskResult]) -> list[Row]:
+    """One row per strategy, in the order they were run."""
+    rows: dict[str, Row] = {}
+    for r in results:
+        row = rows.setdefault(r.strategy, Row(r.strategy, 0, 0, 0, 0, 0, 0.0, 0.0))
+        row.solved += r.solved
+        row.tasks += 1
+        row.worker_calls += r.worker_calls
+        row.conductor_calls += r.conductor_calls
+        row.tokens += r.tokens
+        row.cost += r.cost
+        row.seconds += r.seconds
+    return list(rows.values())

@@ -1,0 +1,50 @@
+"""Strategies compared by ``eval``: ways to get a plan, as configuration layers.
+
+``conductor`` is the configured backend; ``static`` the baseline (one call to the
+strongest affordable worker, a debugging retry); ``pipeline`` the analysis ->
+generation -> review chain; ``single:NAME`` the baseline pinned to one worker
+(the plain "one call to that model" script, with the same retry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ConfigError
+from ..workers.registry import PROVIDERS
+
+NAMED: dict[str, dict[str, Any]] = {
+    "conductor": {},
+    "static": {"conductor": {"backend": "static", "worker": ""}},
+    "pipeline": {"conductor": {"backend": "pipeline"}},
+}
+
+
+def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``"conductor,static,single:big"`` -> name -> config layer; ``single:*`` is one per
+    model worker. Unknown names and workers are ``ConfigError``."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in [n.strip() for n in text.split(",") if n.strip()]:
+        if name in NAMED:
+            out[name] = NAMED[name]
+            continue
+        kind, _, worker = name.partition(":")
+        if kind != "single" or not worker:
+            known = ", ".join([*NAMED, "single:NAME", "single:*"])
+            raise ConfigError(f"unknown strategy {name!r} (known: {known})")
+        names = [n for n, w in workers.items() if _is_model(w)] if worker == "*" else [worker]
+        for n in names:
+            if n not in workers:
+                raise ConfigError(
+                    f"strategy {name}: no worker {n!r} (workers: {', '.join(workers)})"
+                )
+            out[f"single:{n}"] = {"conductor": {"backend": "static", "worker": n}}
+    if not out:
+        raise ConfigError("no strategies given")
+    return out
+
+
+def _is_model(worker: Any) -> bool:
+    provider = getattr(worker, "provider", "")
+    return provider in PROVIDERS and not PROVIDERS.get(provider).is_tool
