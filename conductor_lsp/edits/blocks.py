@@ -73,15 +73,25 @@ def resolve(
         fixed = _did_you_mean(path, files, targets)
         if fixed:
             notes.append(f"{path} does not exist; used {fixed} (the task's file of that name)")
-            kind = "block" if e.kind == "whole" else e.kind  # a rewrite of a real file: check it
-            resolved.append(dataclasses.replace(e, path=fixed, kind=kind))
-        else:
+        elif e.kind in ("replace", "diff") and len(targets) == 1 and _missing(path, files):
+            # A copied placeholder ("path/to/file.py") on a change to the only file under
+            # repair: its SEARCH text must still match there, so nothing is guessed blindly.
+            fixed = targets[0]
+            notes.append(f"{path} does not exist; used {fixed}, the only file under repair")
+        if not fixed:
             resolved.append(e)
+            continue
+        kind = "block" if e.kind == "whole" else e.kind  # a rewrite of a real file: check it
+        resolved.append(dataclasses.replace(e, path=fixed, kind=kind))
     return resolved, failures, notes
 
 
+def _missing(path: str, files: Mapping[str, str | None]) -> bool:
+    return files.get(path) is None
+
+
 def _did_you_mean(path: str, files: Mapping[str, str | None], targets: Sequence[str]) -> str:
-    if path in targets or files.get(path) is not None:
+    if path in targets or not _missing(path, files):
         return ""
     name = PurePosixPath(path).name
     same = [t for t in targets if PurePosixPath(t).name == name and t != path]

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..conductor.static import static_plan
 from ..edits.parse import parse_edits
-from ..edits.workspace import apply_output_to_disk
+from ..edits.workspace import DiskEdit, apply_output_to_disk
 from ..errors import BudgetExceeded, ConfigError
+from ..plan import Plan
 from ..runtime.budget import Meter
 from ..runtime.events import EventSink, LoopNote, ignore
 from ..runtime.results import JobResult
@@ -173,21 +175,14 @@ class FixLoop:
             test_failures=state.current.summary(),
             previous=state.previous,
         )
-        job = await self.session.run(task, meter=self.meter, on_event=self.on_event)
-        for name, tally in job.tallies.items():
-            report.tallies.setdefault(name, Tally()).merge(tally)
-        report.conductor.merge(job.conductor)
-        if job.outcome == "cancelled":
-            raise _Stop("cancelled", job.reason)
-        edits, _ = parse_edits(job.output)
-        signature = hashlib.sha256(
-            repr(sorted((e.path, e.search, e.replace) for e in edits)).encode()
-        ).hexdigest()
-        if edits and signature in state.seen_edits:
-            report.iterations.append(Iteration(k, job, [], "the same edit again", None))
-            raise _Stop("stuck", "the same edit was proposed twice")
-        state.seen_edits.add(signature)
-        disk = apply_output_to_disk(self.root, job.output, self.edits, targets=task.editable())
+        job, disk = await self._attempt(task, state, report, None)
+        if not disk.written and _floor_applies(job):
+            # The floor: a conductor's plan that yields no applicable edit never leaves the
+            # round worse than one plain call of the strongest worker would.
+            self.note(k, "the conductor's plan gave no applicable edit: the baseline runs")
+            infos = self.session.pool.infos(task, self.meter.limits.max_cost - self.meter.cost)
+            baseline = static_plan(infos, self.session.config.conductor.max_steps, task)
+            job, disk = await self._attempt(task, state, report, baseline)
         errors = disk.result.report()
         if not disk.written:
             state.no_edit_streak += 1
@@ -219,6 +214,28 @@ class FixLoop:
         if same and not after.passed:
             raise _Stop("stuck", "the same failures after an edit")
 
+    async def _attempt(
+        self, task: Task, state: _State, report: FixReport, plan: Plan | None
+    ) -> tuple[JobResult, DiskEdit]:
+        """Run one job (planned, or ``plan``) and apply its answer; counts what it spent."""
+        job = await self.session.run(task, meter=self.meter, on_event=self.on_event, plan=plan)
+        for name, tally in job.tallies.items():
+            report.tallies.setdefault(name, Tally()).merge(tally)
+        report.conductor.merge(job.conductor)
+        if job.outcome == "cancelled":
+            raise _Stop("cancelled", job.reason)
+        edits, _ = parse_edits(job.output)
+        signature = hashlib.sha256(
+            repr(sorted((e.path, e.search, e.replace) for e in edits)).encode()
+        ).hexdigest()
+        if edits and signature in state.seen_edits:
+            report.iterations.append(
+                Iteration(len(report.iterations) + 1, job, [], "the same edit again", None)
+            )
+            raise _Stop("stuck", "the same edit was proposed twice")
+        state.seen_edits.add(signature)
+        return job, apply_output_to_disk(self.root, job.output, self.edits, targets=task.editable())
+
     async def _settle(
         self, state: _State, report: FixReport, start_cp: cp.Checkpoint, started: float
     ) -> None:
@@ -245,6 +262,12 @@ class FixLoop:
         report.end = state.current
         report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
         report.seconds = time.monotonic() - started
+
+
+def _floor_applies(job: JobResult) -> bool:
+    """A round whose conductor-written plan ran to its end and gave no usable answer."""
+    plan = job.plan
+    return job.outcome in ("done", "failed") and plan.call is not None and not plan.error
 
 
 def _state(run: TestRun) -> str:

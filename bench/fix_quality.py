@@ -1,0 +1,89 @@
+"""Fix quality and cost: the task suite through `eval`, strategies side by side.
+
+Strategies: static (one call to the strongest affordable worker, a debugging retry),
+conductor (the configured conductor), and single:NAME for every model worker (the
+plain one-call script, with the same retry). Same suite, budget and rounds for all.
+
+    python bench/fix_quality.py --config local.toml [--tasks a,b] [--jobs 1] [--max-iterations 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from pathlib import Path
+
+from _common import REPO, table
+
+from conductor_lsp import load_config
+from conductor_lsp.config.load import read_toml
+from conductor_lsp.eval import evaluate, load_suite, parse_strategies, summarize
+
+SUITE = REPO / "bench" / "tasks"
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    tasks = load_suite(Path(args.suite))
+    if args.tasks:
+        wanted = set(args.tasks.split(","))
+        tasks = [t for t in tasks if t.name in wanted]
+    layers = read_toml(Path(args.config)) if args.config else {}
+    workers = load_config(Path.cwd(), Path(args.config) if args.config else None).workers
+    strategies = parse_strategies(args.strategy, workers)
+    out = Path(args.out or f"/tmp/fix-quality-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+    print(f"{len(tasks)} tasks, strategies: {', '.join(strategies)}; results in {out}", flush=True)
+    results = await evaluate(
+        tasks,
+        strategies,
+        layers,
+        out=out,
+        jobs=args.jobs,
+        max_iterations=args.max_iterations,
+        on_result=lambda r: print(
+            f"  {r.strategy:>14} {r.task:<22} {'solved' if r.solved else 'not solved':<10} "
+            f"{r.worker_calls}+{r.conductor_calls} calls {r.seconds:6.1f}s "
+            f"{'; '.join(r.plans)[:80]}",
+            flush=True,
+        ),
+    )
+    rows = summarize(results)
+    print()
+    print(
+        table(
+            ["strategy", "solved", "worker calls", "conductor calls", "tokens", "$", "time"],
+            [
+                [
+                    r.strategy,
+                    f"{r.solved}/{r.tasks}",
+                    r.worker_calls,
+                    r.conductor_calls,
+                    r.tokens,
+                    f"{r.cost:.4f}",
+                    f"{r.seconds:.0f} s",
+                ]
+                for r in rows
+            ],
+        )
+    )
+    fallbacks = sum(
+        1 for r in results if r.strategy == "conductor" for p in r.plans if "fallback" in p
+    )
+    plans = sum(len(r.plans) for r in results if r.strategy == "conductor")
+    print(f"\nconductor plans that fell back to static: {fallbacks} of {plans}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--config", help="a conductor.toml with [conductor] and [workers.*]")
+    ap.add_argument("--suite", default=str(SUITE))
+    ap.add_argument("--strategy", default="static,conductor,single:*")
+    ap.add_argument("--tasks", help="comma-separated task names (default: all)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--max-iterations", type=int, default=2)
+    ap.add_argument("--out", help="results JSONL (default: /tmp/fix-quality-*.jsonl)")
+    asyncio.run(main_async(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

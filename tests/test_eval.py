@@ -1,0 +1,159 @@
+"""Task suites and `conductor-lsp eval`: every bench task is checked, and strategies run
+side by side against the loopback stand-in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from standin import Seen, StandIn
+
+from conductor_lsp import ConfigError, run_tests
+from conductor_lsp.edits.workspace import apply_output_to_disk
+from conductor_lsp.eval import load_suite, parse_strategies, prepare
+
+SUITE = Path(__file__).resolve().parents[1] / "bench" / "tasks"
+TASKS = load_suite(SUITE)
+
+
+def test_the_suite_is_big_and_varied() -> None:
+    assert len(TASKS) >= 30
+    kinds = {t.kind for t in TASKS}
+    assert kinds == {"bugfix", "implement"}
+    multi_file = [
+        t for t in TASKS if len({b for b in t.solution.split("\n") if b.endswith(".py")}) > 1
+    ]
+    assert multi_file, "a two-file change"
+    assert all(t.solution for t in TASKS)
+
+
+async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: Path) -> None:
+    limit = asyncio.Semaphore(2)
+
+    async def check(task: object) -> str:
+        async with limit:
+            repo = prepare(task, tmp_path)  # type: ignore[arg-type]
+            command = task.test_command()  # type: ignore[attr-defined]
+            before = await run_tests(command, repo, 60)
+            if before.passed:
+                return f"{repo.name}: passes before its fix"
+            written = apply_output_to_disk(repo, task.solution)  # type: ignore[attr-defined]
+            if not written.written:
+                return f"{repo.name}: the known fix does not apply: {written.result.report()}"
+            after = await run_tests(command, repo, 60)
+            return (
+                "" if after.passed else f"{repo.name}: fails with its fix:\n{after.output[-500:]}"
+            )
+
+    problems = [p for p in await asyncio.gather(*(check(t) for t in TASKS)) if p]
+    assert problems == []
+
+
+def test_workspaces_hold_the_files_but_not_the_task_spec(tmp_path: Path) -> None:
+    task = next(t for t in TASKS if t.name == "two_file_pricing")
+    repo = prepare(task, tmp_path)
+    assert sorted(p.name for p in repo.iterdir() if p.name != ".git") == sorted(task.files())
+    assert not (repo / "task.toml").exists()
+    log = subprocess.run(["git", "log", "--oneline"], cwd=repo, capture_output=True, text=True)
+    assert log.returncode == 0 and len(log.stdout.splitlines()) == 1
+
+
+def test_bad_suites_and_strategies_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="holds no task folders"):
+        load_suite(tmp_path)
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "task.toml").write_text('instruction = "x"\n')
+    with pytest.raises(ConfigError, match="`test`"):
+        load_suite(tmp_path)
+    with pytest.raises(ConfigError, match="unknown strategy 'best'"):
+        parse_strategies("conductor,best", {})
+    with pytest.raises(ConfigError, match="no worker 'nope'"):
+        parse_strategies("single:nope", {})
+
+
+def _solution_for(prompt: str) -> str:
+    for task in TASKS:
+        if all(
+            f"## File `{f}`" in prompt
+            for f in task.files()
+            if not f.startswith(("test_", "conftest"))
+        ):
+            return task.solution
+    return "no idea"
+
+
+def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standin: StandIn) -> None:
+    """Three tasks, three strategies: the stand-in's "strong" model answers with each task's
+    known fix, "quick" with nonsense; the conductor (a stand-in too) picks "strong"."""
+    suite = tmp_path / "suite"
+    for name in ("add_sub", "two_file_pricing", "impl_digits_sum"):
+        src = SUITE / name
+        (suite / name).mkdir(parents=True)
+        for f in src.iterdir():
+            (suite / name / f.name).write_bytes(f.read_bytes())
+
+    def respond(seen: Seen) -> str:
+        model = seen.body.get("model")
+        if model == "conductor":
+            return json.dumps(
+                {"model_id": [1], "subtasks": ["Write the fix."], "access_list": ["all"]}
+            )
+        if model == "strong":
+            return _solution_for(seen.prompt().replace("\\n", "\n"))
+        return "I am not sure."
+
+    standin.responder = respond
+    config = tmp_path / "eval.toml"
+    config.write_text(
+        f'[conductor]\nbackend = "openai"\nmodel = "conductor"\nbase_url = "{standin.url}/v1"\n'
+        f"price_in = 1.0\nprice_out = 1.0\n"
+        f'[workers.quick]\nprovider = "openai-compatible"\nmodel = "quick"\n'
+        f'base_url = "{standin.url}/v1"\nmax_retries = 0\n'
+        f'[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\n'
+        f'base_url = "{standin.url}/v1"\nmax_retries = 0\nprice_in = 10.0\nprice_out = 10.0\n'
+    )
+    out = tmp_path / "results.jsonl"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conductor_lsp.cli",
+            "eval",
+            str(suite),
+            "--strategy",
+            "conductor,static,single:quick",
+            "--config",
+            str(config),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--max-iterations",
+            "2",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {
+        line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 5
+    }
+    assert "3/3" in rows["conductor"] and "3/3" in rows["static"] and "0/3" in rows["single:quick"]
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(results) == 9
+    by = {(r["strategy"], r["task"]): r for r in results}
+    assert all(by[("conductor", t)]["conductor_calls"] == 1 for t in ("add_sub", "impl_digits_sum"))
+    assert all(r["conductor_calls"] == 0 for r in results if r["strategy"] != "conductor")
+    assert by[("conductor", "add_sub")]["cost"] > 0  # the conductor's own price is counted
+    assert by[("single:quick", "add_sub")]["worker_calls"] == 2  # one call, one retry
+    for r in results:
+        assert Path(r["traces"]).is_dir() and list(Path(r["traces"]).glob("*.jsonl"))
