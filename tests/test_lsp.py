@@ -414,3 +414,23 @@ async def test_log_file_setting(ws: Path, tmp_path: Path) -> None:
         await wait_for(
             lambda: log.exists() and "configuration:" in log.read_text(), what="the log file"
         )
+
+
+async def test_progress_shows_what_the_conductor_spent(ws: Path, standin: StandIn) -> None:
+    conductor = f'backend = "openai"\nmodel = "planner"\nbase_url = "{standin.url}/v1"\n'
+    text = (ws / "conductor.toml").read_text()
+    text = text.replace('backend = "static"', conductor + "price_in = 50.0")
+    (ws / "conductor.toml").write_text(text)
+    plan = '{"model_id": [0], "subtasks": ["Fix add() now."], "access_list": ["all"]}'
+    standin.responder = lambda s: plan if s.body.get("model") == "planner" else GOOD
+    async with session(ws, "visual-studio-code") as (client, editor):
+        uri = editor.open(ws / "calc.py")
+        res = await run_command(client, "conductor.fix", {"uri": uri})
+        end = await job_end(client, res["jobId"])
+        assert "edited calc.py" in end.message
+        messages = [r.message or "" for r in progress(client, res["jobId"])]
+        planned = next(m for m in messages if m.startswith("plan: 1 steps (openai)"))
+        assert re.search(r"conductor \d+\+\d+ tokens, \$0\.\d{4}", planned)
+        # the step reports count the conductor's $ in the running total
+        done = next(m for m in messages if "coder (generation)" in m and "so far" in m)
+        assert float(done.split("$")[1].split()[0]) > 0

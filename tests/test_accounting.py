@@ -1,0 +1,204 @@
+"""Every token and every stop accounted for: the conductor's own calls, raw plans in
+traces, budgets as hard caps, the test command everywhere, doctor on a path."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import git
+import pytest
+from standin import Behaviour, Seen, StandIn
+
+PY = sys.executable
+BUGGY = "def add(a, b):\n    return a - b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+FIX = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+PLAN = json.dumps({"model_id": [0], "subtasks": ["Fix add() now."], "access_list": ["all"]})
+
+
+def workspace(root: Path, url: str, conductor: str = "", extra: str = "") -> Path:
+    root.mkdir()
+    r = git.Repo.init(root)
+    (root / "calc.py").write_text(BUGGY)
+    (root / "conftest.py").write_text("")
+    (root / "test_calc.py").write_text(TESTS)
+    r.index.add(["calc.py", "conftest.py", "test_calc.py"])
+    r.index.commit("init")
+    conductor = conductor or 'backend = "static"'
+    (root / "conductor.toml").write_text(
+        f"[conductor]\n{conductor}\n"
+        f'[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n'
+        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
+        f'[test]\ncommand = "{PY} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n{extra}'
+    )
+    return root
+
+
+def openai_conductor(url: str) -> str:
+    return (
+        f'backend = "openai"\nmodel = "planner"\nbase_url = "{url}/v1"\nmax_retries = 0\n'
+        "price_in = 100.0\nprice_out = 200.0"
+    )
+
+
+def cli(
+    *args: str, cwd: Path | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
+
+
+def traces(root: Path) -> list[dict[str, object]]:
+    files = sorted((root / ".conductor" / "traces").glob("*.jsonl"))
+    return [json.loads(line) for f in files for line in f.read_text().splitlines()]
+
+
+def cost_row(stdout: str, name: str) -> list[str]:
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.split("│")]
+        if len(cells) > 6 and cells[1] == name:
+            return cells[1:-1]
+    raise AssertionError(f"no {name!r} row in:\n{stdout}")
+
+
+def answer_by_model(plan: str, work: str) -> object:
+    def respond(seen: Seen) -> str:
+        return plan if seen.body.get("model") == "planner" else work
+
+    return respond
+
+
+def test_the_conductor_is_counted_in_table_report_and_trace(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
+    out = cli("fix", str(root))
+    assert out.returncode == 0, out.stdout + out.stderr
+    conductor = cost_row(out.stdout, "conductor")
+    coder = cost_row(out.stdout, "coder")
+    total = cost_row(out.stdout, "total")
+    assert conductor[1] == "1" and int(conductor[2]) > 0 and float(conductor[5]) > 0
+    assert int(total[1]) == int(conductor[1]) + int(coder[1])  # calls: the conductor's too
+    assert float(total[5]) == pytest.approx(float(conductor[5]) + float(coder[5]), abs=2e-4)
+    assert re.search(r"conductor \d+\+\d+ tokens, \$\d\.\d{4}", out.stdout)  # the report
+    plan = next(r for r in traces(root) if r["type"] == "plan")
+    spent = plan["plan"]["conductor"]  # type: ignore[index]
+    assert spent["usage"]["input_tokens"] > 0 and spent["cost"] > 0  # type: ignore[index]
+    assert plan["raw"] == PLAN and not plan.get("error")
+
+
+def test_a_fallback_keeps_the_conductors_raw_answer_in_the_trace(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    prose = "Here is the workflow for solving this task:\n1. **Analyse** the code.\n" * 3
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    standin.responder = answer_by_model(prose, FIX)  # type: ignore[assignment]
+    out = cli("fix", str(root))
+    assert out.returncode == 0, out.stdout + out.stderr
+    plan = next(r for r in traces(root) if r["type"] == "plan")
+    assert plan["raw"] == prose and "no plan found" in str(plan["error"])
+    assert plan["plan"]["source"].startswith("static (fallback: openai")  # type: ignore[index]
+    assert plan["plan"]["conductor"]["usage"]["output_tokens"] > 0  # type: ignore[index]
+    assert "fallback: openai: no plan found" in out.stdout
+
+
+def test_the_raw_answer_in_a_trace_is_bounded(tmp_path: Path, standin: StandIn) -> None:
+    huge = "x" * 50_000 + "THE END"
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    standin.responder = answer_by_model(huge, FIX)  # type: ignore[assignment]
+    assert cli("fix", str(root)).returncode == 0
+    raw = str(next(r for r in traces(root) if r["type"] == "plan")["raw"])
+    assert len(raw) < 10_000 and raw.startswith("xxxx") and raw.endswith("THE END")
+    assert "characters cut" in raw
+
+
+def test_the_conductor_spends_from_the_call_budget(tmp_path: Path, standin: StandIn) -> None:
+    root = workspace(
+        tmp_path / "ws", standin.url, openai_conductor(standin.url), "[budget]\nmax_calls = 1\n"
+    )
+    standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
+    out = cli("fix", str(root))
+    assert out.returncode == 1
+    assert "budget: calls (1 of 1 made)" in out.stdout
+    assert [s.body["model"] for s in standin.seen] == ["planner"]  # no worker call after it
+
+
+def test_max_seconds_is_a_hard_cap_while_a_worker_is_slow(tmp_path: Path, standin: StandIn) -> None:
+    root = workspace(tmp_path / "ws", standin.url, extra="[budget]\nmax_seconds = 3\n")
+    standin.push(Behaviour("slow", delay=30, text=FIX))
+    started = time.monotonic()
+    out = cli("fix", str(root))
+    wall = time.monotonic() - started
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "budget: time (3s spent)" in out.stdout
+    assert "the output held no edit" not in out.stdout  # the truth: the budget ended it
+    loop_seconds = float(re.search(r"-> [\w ]+ in ([\d.]+)s", out.stdout).group(1))  # type: ignore[union-attr]
+    assert loop_seconds < 4.0  # within a second of the cap, the slow call cancelled
+    assert wall < 20
+    assert (root / "calc.py").read_text() == BUGGY
+
+
+def test_fix_test_is_the_command_of_the_tests_tool_worker_too(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    text = (root / "conductor.toml").read_text().replace("[test]\n", "[oldtest]\n")
+    (root / "conductor.toml").write_text(text.split("[oldtest]")[0])  # no [test] at all
+    (root / "test_slow_unrelated.py").write_text("def test_other():\n    assert False\n")
+    plan = json.dumps(
+        {"model_id": [1, 0], "subtasks": ["Run the tests now", "Fix add() now."],
+         "access_list": [[], "all"]}
+    )  # fmt: skip
+    standin.responder = answer_by_model(plan, FIX)  # type: ignore[assignment]
+    command = f"{PY} -m pytest -q -p no:cacheprovider test_calc.py"
+    out = cli("fix", str(root), "--test", command)
+    assert out.returncode == 0, out.stdout + out.stderr
+    worker_prompt = standin.seen[1].prompt()  # the coder saw the tests tool's run
+    assert "test_calc.py" in worker_prompt and "-p no:cacheprovider test_calc.py" in worker_prompt
+    assert "test_slow_unrelated" not in worker_prompt
+
+
+def test_doctor_takes_a_path_and_knows_local_servers_need_no_key(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    root = workspace(tmp_path / "ws", standin.url)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = cli("doctor", str(root), cwd=elsewhere)
+    assert out.returncode == 0, out.stderr
+    assert "worker coder" in out.stdout
+    assert "no key (none needed for a local server)" in out.stdout
+    assert "OPENAI_COMPATIBLE_API_KEY" not in out.stdout
+    out = cli("doctor", str(root), "--config", str(root / "conductor.toml"), cwd=elsewhere)
+    assert out.returncode == 0 and str(root / "conductor.toml") in out.stdout
+
+
+def test_unknown_cached_tokens_show_a_dash(tmp_path: Path, standin: StandIn) -> None:
+    from rich.console import Console
+
+    from conductor_lsp.cli.render import cost_table
+    from conductor_lsp.usage import Tally, Usage
+
+    known, unknown = Tally(), Tally()
+    known.add(Usage(10, 5, 4), 0.1)
+    unknown.add(Usage(10, 5, None), 0.1)
+    console = Console(width=200, record=True, no_color=True)
+    console.print(cost_table({"known": known, "unknown": unknown}))
+    text = console.export_text()
+    assert cost_row(text, "known")[2:4] == ["10", "4"]
+    assert cost_row(text, "unknown")[2:4] == ["10", "-"]
+    assert cost_row(text, "total")[3] == "4"
