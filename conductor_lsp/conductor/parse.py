@@ -27,7 +27,11 @@ from ..plan import (
 from ..protocols import WorkerInfo
 
 MAX_INPUT_CHARS = 200_000
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_THINK_END = re.compile(r"</think>", re.I)
+#: A JSON plan starts with one of these keys: only such braces are decoded (each decode
+#: reads to the end of the text, so trying every brace would be quadratic).
+_JSON_START = re.compile(r'\{\s*"(?:model_id|subtasks|access_list|roles|steps)"')
+_MAX_ID_DIGITS = 6
 _LIST_NAMES = ("model_id", "subtasks", "access_list", "roles")
 
 
@@ -65,11 +69,14 @@ def parse_plan(
 
 
 def _strip_thinking(text: str) -> str:
-    text = _THINK.sub("", text)
-    # An unclosed <think> hides nothing we can trust after it only if a close exists.
-    if "</think>" in text.lower():
-        text = text[text.lower().rindex("</think>") + len("</think>") :]
-    return text
+    """What follows the last ``</think>``: the reasoning before it may quote plans.
+
+    One linear scan of the original text (offsets from ``text.lower()`` are wrong where
+    lowering changes a string's length, as for "İ")."""
+    last = None
+    for last in _THINK_END.finditer(text):  # noqa: B007 - the last match is what we want
+        pass
+    return text[last.end() :] if last is not None else text
 
 
 def _literal_at(text: str, start: int) -> tuple[object, int]:
@@ -127,7 +134,7 @@ def _find_lists(text: str) -> dict[str, object] | None:
 
 def _find_json(text: str) -> dict[str, object] | None:
     decoder = json.JSONDecoder()
-    candidates = [m.start() for m in re.finditer(r"\{", text)][:200]
+    candidates = [m.start() for m in _JSON_START.finditer(text)][:20]
     for pos in candidates:
         try:
             obj, _ = decoder.raw_decode(text, pos)
@@ -148,8 +155,11 @@ def _worker_name(value: object, workers: Sequence[str], where: str) -> str:
     if isinstance(value, str):
         if value in workers:
             return value
-        if value.strip().isdigit():
-            return _worker_name(int(value.strip()), workers, where)
+        digits = value.strip()
+        # isdigit() is true for "²" and other Unicode digits, which int() refuses; and a
+        # long digit string would only be an unknown id (or past int()'s digit limit).
+        if digits.isascii() and digits.isdigit() and len(digits) <= _MAX_ID_DIGITS:
+            return _worker_name(int(digits), workers, where)
         raise PlanError(f"{where}: unknown worker {value[:40]!r}")
     raise PlanError(f"{where}: worker id must be an integer, got {type(value).__name__}")
 
@@ -163,12 +173,11 @@ def _access(value: object, where: str) -> Access:
             return ()
         raise PlanError(f"{where}: access must be 'all' or a list of step indices, got {value!r}")
     if isinstance(value, list | tuple):
-        out: list[int] = []
+        out: dict[int, None] = {}  # ordered, and a linear duplicate check
         for j in value:
             if isinstance(j, bool) or not isinstance(j, int):
                 raise PlanError(f"{where}: access entries must be step indices, got {j!r}")
-            if j not in out:
-                out.append(j)
+            out.setdefault(j, None)
         return tuple(out)
     raise PlanError(f"{where}: access must be 'all' or a list, got {type(value).__name__}")
 

@@ -16,7 +16,7 @@ from .blocks import apply_block, is_python, resolve
 from .match import LineIndex, Match, find_match
 from .model import EditFailure, EditResult, EditsConfig, FileEdit
 from .parse import parse_edits
-from .paths import normalize
+from .paths import fold_path, normalize
 
 
 @dataclass
@@ -49,9 +49,6 @@ def apply_output(
     edits, failures = parse_edits(output)
     result = apply_edits(files, edits, config, targets=targets)
     result.failures[:0] = failures
-    if result.failures:
-        result.new_texts.clear()
-        result.created.clear()
     return result
 
 
@@ -71,6 +68,13 @@ def apply_edits(
     by_path: dict[str, list[FileEdit]] = {}
     for e in resolved:
         by_path.setdefault(normalize(e.path), []).append(e)
+    spellings: dict[str, str] = {}
+    for path in by_path:  # "Calc.py" and "calc.py" are one file on macOS and Windows
+        other = spellings.setdefault(fold_path(path), path)
+        if other != path:
+            result.failures.append(
+                EditFailure(path, f"{path} and {other} name the same file where case is ignored")
+            )
     for path, group in by_path.items():
         if path not in files:
             result.failures.append(
@@ -80,9 +84,6 @@ def apply_edits(
             )
             continue
         _apply_file(path, files[path], group, threshold, result)
-    if result.failures:
-        result.new_texts.clear()
-        result.created.clear()
     return result
 
 
@@ -106,8 +107,8 @@ def _apply_file(
                 )
             )
             return
-        result.new_texts[path] = group[0].replace
-        result.created.add(path)
+        result.proposed[path] = group[0].replace
+        result.proposed_new.add(path)
         result.matches.append("create")
         return
     newline = "\r\n" if "\r\n" in original else "\n"
@@ -136,7 +137,7 @@ def _apply_file(
         new = new[:-1]
     new = new.replace("\n", newline) if newline != "\n" else new
     if new != original:
-        result.new_texts[path] = new
+        result.proposed[path] = new
 
 
 def _splice(

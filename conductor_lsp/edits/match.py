@@ -8,13 +8,19 @@ stay near-linear.
 
 from __future__ import annotations
 
+import collections
 import difflib
 from dataclasses import dataclass
 
 from ..errors import Ambiguous, NoMatch
 from .model import FUZZY_THRESHOLD
 
+#: Places considered per distinctive SEARCH line; places compared closely; distinct file
+#: lines searched for a near line; longest line compared character by character.
 MAX_CANDIDATES = 300
+MAX_SCORED = 8
+MAX_KEYS = 20_000
+MAX_LINE_COMPARE = 2_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,9 @@ class LineIndex:
                 index.setdefault(line.strip(), []).append(n)
             self._by_content = index
         return self._by_content
+
+    def stripped(self, first: int, count: int) -> list[str]:
+        return [line.strip() for line in self.lines[first : first + count]]
 
     def span(self, first: int, count: int) -> tuple[int, int]:
         return self.offsets[first], self.offsets[first + count]
@@ -162,34 +171,41 @@ def find_match(
 
 def _fuzzy(index: LineIndex, search_lines: list[str], replace: str, threshold: float) -> Match:
     """Accept a near match only for blocks of 3+ lines, at least half of them verbatim
-    (ignoring indentation), above ``threshold`` and nowhere else as good."""
+    (ignoring indentation), above ``threshold`` and nowhere else as good.
+
+    Work is bounded: candidate places come from an index of the SEARCH's most distinctive
+    lines (at most ``MAX_CANDIDATES`` each); they are ranked by how many SEARCH lines
+    they hold verbatim (linear), and only the best ``MAX_SCORED`` are compared closely,
+    line by line. More equally good places than that is an ambiguity, said at once."""
     size = len(search_lines)
-    meaningful = [s.strip() for s in search_lines if s.strip()]
-    wanted = "".join(s.strip() + "\n" for s in search_lines)
+    if size > len(index.lines):
+        raise NoMatch(
+            f"the SEARCH text has {size} lines but the file only {len(index.lines)}; "
+            "quote lines that exist"
+        )
+    wanted = [s.strip() for s in search_lines]
+    meaningful = [w for w in wanted if w]
     starts: set[int] = set()
     for k in _anchor_lines(search_lines):
-        for n in index.by_content.get(search_lines[k].strip(), [])[:MAX_CANDIDATES]:
-            starts.add(n - k)
+        for n in index.by_content.get(wanted[k], [])[:MAX_CANDIDATES]:
+            starts.add(min(max(0, n - k), len(index.lines) - size))
     if not starts:
-        starts = _closest_by_lines(index, search_lines)
-    scored: list[tuple[float, int]] = []
-    for st in starts:
-        st = max(0, min(st, len(index.lines) - size))
-        window = "".join(line.strip() + "\n" for line in index.lines[st : st + size])
-        sm = difflib.SequenceMatcher(None, wanted, window, autojunk=False)
-        if sm.real_quick_ratio() < threshold * 0.8 and scored:
-            continue
-        scored.append((sm.ratio(), st))
-    scored.sort(reverse=True)
-
-    def verbatim(st: int) -> int:
-        window = {line.strip() for line in index.lines[st : st + size]}
-        return sum(1 for s in meaningful if s in window)
-
+        starts = _closest_by_lines(index, search_lines, size)
+    ranked = sorted(((_verbatim(index, st, size, meaningful), st) for st in starts), reverse=True)
+    if len(ranked) > MAX_SCORED and ranked[0][0] == ranked[MAX_SCORED][0] and ranked[0][0]:
+        lines = ", ".join(str(st + 1) for _, st in sorted(ranked[: MAX_SCORED + 1])[:6])
+        raise Ambiguous(
+            f"the SEARCH text is similar to many places (lines {lines}, ...); quote the "
+            "lines exactly, with more context"
+        )
+    scored = sorted(
+        ((similarity(wanted, index.stripped(st, size)), st, v) for v, st in ranked[:MAX_SCORED]),
+        reverse=True,
+    )
     good = [
-        s
-        for s in scored
-        if s[0] >= threshold and len(meaningful) >= 3 and 2 * verbatim(s[1]) >= len(meaningful)
+        (ratio, st)
+        for ratio, st, v in scored
+        if ratio >= threshold and len(meaningful) >= 3 and 2 * v >= len(meaningful)
     ]
     if len(good) == 1:
         ratio, st = good[0]
@@ -204,7 +220,7 @@ def _fuzzy(index: LineIndex, search_lines: list[str], replace: str, threshold: f
             f"the SEARCH text is similar to several places (lines {lines}); quote the lines exactly"
         )
     if scored:
-        ratio, st = scored[0]
+        ratio, st, _ = scored[0]
         raise NoMatch(
             f"the SEARCH text was not found. Did you mean (lines {st + 1}-{st + size}, "
             f"{ratio:.0%} similar):\n{index.quote(st, size)}"
@@ -212,12 +228,37 @@ def _fuzzy(index: LineIndex, search_lines: list[str], replace: str, threshold: f
     raise NoMatch("the SEARCH text was not found, and no line of it appears in the file")
 
 
-def _closest_by_lines(index: LineIndex, search_lines: list[str]) -> set[int]:
+def _verbatim(index: LineIndex, start: int, size: int, meaningful: list[str]) -> int:
+    """How many SEARCH lines the window holds as they are (indentation aside)."""
+    window = collections.Counter(index.stripped(start, size))
+    return sum((collections.Counter(meaningful) & window).values())
+
+
+def similarity(a: list[str], b: list[str]) -> float:
+    """Like difflib's character ratio of the two texts, computed line by line: lines are
+    aligned first (cheap, on whole lines), and only the lines that differ are compared
+    character by character. Quadratic only in the size of what differs, not of the block."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    same = 0
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            same += sum(len(line) + 1 for line in a[i1:i2])
+        elif tag == "replace":
+            for x, y in zip(a[i1:i2], b[j1:j2], strict=False):
+                if max(len(x), len(y)) <= MAX_LINE_COMPARE:
+                    pair = difflib.SequenceMatcher(None, x, y, autojunk=False)
+                    same += sum(block.size for block in pair.get_matching_blocks())
+                same += 1  # the newline
+    total = sum(len(line) + 1 for line in a) + sum(len(line) + 1 for line in b)
+    return 2 * same / total if total else 1.0
+
+
+def _closest_by_lines(index: LineIndex, search_lines: list[str], size: int) -> set[int]:
     """Candidate starts when no line matches exactly: lines close to a search line."""
-    keys = list(index.by_content)
+    keys = list(index.by_content)[:MAX_KEYS]
     starts: set[int] = set()
     for k in _anchor_lines(search_lines)[:2]:
         for key in difflib.get_close_matches(search_lines[k].strip(), keys, n=5, cutoff=0.6):
             for n in index.by_content[key][:50]:
-                starts.add(n - k)
+                starts.add(min(max(0, n - k), len(index.lines) - size))
     return starts

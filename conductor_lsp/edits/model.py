@@ -54,10 +54,13 @@ class EditFailure:
 
 @dataclass
 class EditResult:
-    """New texts for changed files, or the reasons nothing may be applied."""
+    """New texts for changed files, or the reasons nothing may be applied: never both.
 
-    new_texts: dict[str, str] = field(default_factory=dict)
-    created: set[str] = field(default_factory=set)
+    ``new_texts`` and ``created`` read as empty once any failure is recorded, whatever the
+    order things were added in, so no caller can apply half an answer."""
+
+    proposed: dict[str, str] = field(default_factory=dict)
+    proposed_new: set[str] = field(default_factory=set)
     failures: list[EditFailure] = field(default_factory=list)
     #: How each applied edit matched: exact, whitespace, indent, fuzzy(0.93)...
     matches: list[str] = field(default_factory=list)
@@ -65,8 +68,18 @@ class EditResult:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def new_texts(self) -> dict[str, str]:
+        """path -> new text, for every file the answer changes (empty on any failure)."""
+        return {} if self.failures else dict(self.proposed)
+
+    @property
+    def created(self) -> set[str]:
+        """The new files among ``new_texts`` (empty on any failure)."""
+        return set() if self.failures else set(self.proposed_new)
+
+    @property
     def ok(self) -> bool:
-        return not self.failures and bool(self.new_texts)
+        return not self.failures and bool(self.proposed)
 
     def report(self) -> str:
         """Failures as text for the next step or iteration."""

@@ -41,21 +41,41 @@ DEFAULT_DENY: tuple[str, ...] = (
 )
 
 
+#: Windows keeps "GIT~1" as the short (8.3) name of ".git"; both drop trailing dots and
+#: spaces ("config." is "config"). Names are compared in this folded form everywhere,
+#: since macOS and Windows file systems ignore case.
+_SHORT_NAME = re.compile(r"^[^~]{1,6}~\d+$")
+
+
+def fold(part: str) -> str:
+    """A path part as a case-insensitive file system sees it."""
+    return part.rstrip(". ").casefold()
+
+
+def fold_path(rel: str) -> str:
+    """A whole relative path as a case-insensitive file system sees it."""
+    return "/".join(fold(p) for p in PurePosixPath(rel).parts)
+
+
 def denied_by(rel: str, deny: Sequence[str]) -> str:
-    """The deny pattern ``rel`` matches (on the whole path or any part), or ''."""
-    parts = PurePosixPath(rel).parts
+    """The deny pattern ``rel`` matches (on the whole path or any part, ignoring case), or ''."""
+    parts = [fold(p) for p in PurePosixPath(rel).parts]
+    whole = fold_path(rel)
     for pattern in deny:
-        if fnmatch.fnmatch(rel, pattern) or any(fnmatch.fnmatch(p, pattern) for p in parts):
+        folded = pattern.casefold()
+        if fnmatch.fnmatchcase(whole, folded) or any(fnmatch.fnmatchcase(p, folded) for p in parts):
             return pattern
     return ""
 
 
 def normalize(rel: str) -> str:
-    """The workspace-relative POSIX form of a path as a model wrote it."""
+    """The workspace-relative POSIX form of a path as a model wrote it: ``pkg/./b.py``,
+    ``pkg//b.py``, ``pkg\\b.py`` and ``pkg/b.py/`` are all ``pkg/b.py``, so two edits of one
+    file are grouped as one (``..`` is kept, to be refused by name)."""
     rel = rel.strip().replace("\\", "/")
-    while rel.startswith("./"):
-        rel = rel[2:]
-    return rel
+    absolute = rel.startswith("/")
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    return ("/" if absolute else "") + "/".join(parts)
 
 
 def check_path(root: Path, rel: str, deny: Sequence[str] = DEFAULT_DENY) -> Path:
@@ -63,10 +83,17 @@ def check_path(root: Path, rel: str, deny: Sequence[str] = DEFAULT_DENY) -> Path
     rel = normalize(rel)
     if not rel or "\0" in rel:
         raise UnsafePath(f"refused path {rel!r}: empty or contains NUL")
+    try:
+        return _check(root, rel, deny)
+    except OSError as e:  # a name too long, a loop of links: not a path we can vouch for
+        raise UnsafePath(f"refused path {rel[:200]!r}: {e.strerror or e}") from None
+
+
+def _check(root: Path, rel: str, deny: Sequence[str]) -> Path:
     pure = PurePosixPath(rel)
     if pure.is_absolute() or re.match(r"^[A-Za-z]:", rel) or rel.startswith("~"):
         raise UnsafePath(f"refused path {rel!r}: absolute paths are not allowed")
-    if ".." in pure.parts:
+    if any(p == ".." or not fold(p) for p in pure.parts):  # "... " is ".." on Windows
         raise UnsafePath(f"refused path {rel!r}: '..' may not leave or climb the workspace")
     _check_inside(rel, deny)
     root_r = root.resolve()
@@ -88,8 +115,11 @@ def check_path(root: Path, rel: str, deny: Sequence[str] = DEFAULT_DENY) -> Path
 
 def _check_inside(rel: str, deny: Sequence[str], shown: str = "") -> None:
     shown = shown or rel
-    if ".git" in PurePosixPath(rel).parts:
+    parts = PurePosixPath(rel).parts
+    if any(fold(p) == ".git" for p in parts):
         raise UnsafePath(f"refused path {shown!r}: files under .git/ are never edited")
+    if any(_SHORT_NAME.match(p) for p in parts):
+        raise UnsafePath(f"refused path {shown!r}: 8.3 short names may alias .git/ (GIT~1)")
     pattern = denied_by(rel, deny)
     if pattern:
         raise UnsafePath(f"refused path {shown!r}: matches the deny list ({pattern!r})")

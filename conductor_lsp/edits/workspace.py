@@ -39,6 +39,8 @@ def read_text(path: Path) -> DiskText | None:
         return None
     except IsADirectoryError as e:
         raise EditError(f"{path.name} is a directory") from e
+    except OSError as e:
+        raise EditError(f"{path.name[:80]} cannot be read: {e.strerror or e}") from e
     if b"\0" in data[:8192]:
         raise EditError("binary file refused")
     bom = data.startswith(BOM)
@@ -94,16 +96,15 @@ def apply_output_to_disk(
     texts, disk, load_failures = load_for_edit(root, paths, config.all_deny())
     result = apply_edits(texts, edits, config, targets=targets)
     result.failures[:0] = failures + load_failures
-    if result.failures or not result.new_texts:
-        result.new_texts.clear()
+    new_texts = result.new_texts
+    if not new_texts:
         return DiskEdit(result, [])
     try:
-        write_all({disk[p][0]: (disk[p][1], t) for p, t in result.new_texts.items()})
+        write_all({disk[p][0]: (disk[p][1], t) for p, t in new_texts.items()})
     except (EditError, OSError) as e:
         result.failures.append(EditFailure("(workspace)", f"nothing written: {e}"))
-        result.new_texts.clear()
         return DiskEdit(result, [])
-    return DiskEdit(result, sorted(result.new_texts))
+    return DiskEdit(result, sorted(new_texts))
 
 
 def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:
