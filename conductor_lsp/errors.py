@@ -11,7 +11,8 @@ show its message; everything below raises the most specific class::
     |   +-- WorkerTimeout           no answer in time
     |   +-- WorkerTransportError    connect/read failure, cut-off response
     |   +-- WorkerStatusError       non-2xx HTTP status (carries status)
-    |   +-- WorkerFormatError       a 2xx answer we cannot read
+    |   +-- WorkerFormatError       a 2xx answer we cannot read (never retried)
+    |       +-- WorkerEmptyAnswer   a 2xx answer with no text (retried once)
     +-- EditError                   worker output that cannot become edits
     |   +-- NoMatch                 a SEARCH text found nowhere (quotes the closest lines)
     |   +-- Ambiguous               a SEARCH text found in several places
@@ -77,6 +78,12 @@ class WorkerStatusError(WorkerError):
 
 class WorkerFormatError(WorkerError):
     """A 2xx answer in a shape we cannot read; never retried."""
+
+
+class WorkerEmptyAnswer(WorkerFormatError):
+    """A 2xx answer with no text (``content: null``); retried once, then reported."""
+
+    retryable = True
 
 
 class EditError(ConductorError):

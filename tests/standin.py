@@ -20,7 +20,8 @@ from typing import Any
 
 @dataclass
 class Behaviour:
-    """One scripted answer. ``kind``: reply | status | slow | cut | stream-cut."""
+    """One scripted answer. ``kind``: reply | status | slow | cut | stream-cut | raw (``body``
+    sent as it is, with ``status``)."""
 
     kind: str = "reply"
     text: str | None = None
@@ -141,6 +142,9 @@ class StandIn:
             time.sleep(self.latency)
         if b.delay:
             time.sleep(b.delay)
+        if b.kind == "raw":
+            self._send(h, b.status, b.body or "")
+            return
         if b.kind == "status":
             headers = {"retry-after": b.retry_after} if b.retry_after is not None else {}
             err = b.body or json.dumps({"error": {"message": f"stand-in status {b.status}"}})

@@ -11,7 +11,15 @@ import pytest
 from conftest import worker_config
 from standin import Behaviour, StandIn
 
-from conductor_lsp import ConfigError, WorkerStatusError, WorkerTimeout, WorkerTransportError
+from conductor_lsp import (
+    ConfigError,
+    Task,
+    WorkerFormatError,
+    WorkerStatusError,
+    WorkerTimeout,
+    WorkerTransportError,
+)
+from conductor_lsp.errors import WorkerEmptyAnswer
 from conductor_lsp.protocols import Limits, Part, WorkerContext, WorkerRequest
 from conductor_lsp.workers import provider_class
 from conductor_lsp.workers.http import HttpWorker, backoff_delay, parse_retry_after
@@ -254,3 +262,56 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after("100000") == 120.0  # capped
     assert 0 <= backoff_delay(10, None) <= 30.0
     assert backoff_delay(0, 2.5) == 2.5
+
+
+def _null_content() -> str:
+    return json.dumps(
+        {
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": None}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 0},
+        }
+    )
+
+
+async def test_an_empty_answer_is_retried_once_then_reported(
+    standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    standin.push(Behaviour("raw", body=_null_content()), Behaviour(text="second time lucky"))
+    w = make(standin, "openai-compatible", monkeypatch, max_retries=0)
+    resp = await w.complete(REQUEST)
+    assert resp.text == "second time lucky" and len(standin.seen) == 2
+    assert resp.usage.input_tokens > 7  # the empty call's tokens are counted too
+    standin.push(Behaviour("raw", body=_null_content()), Behaviour("raw", body=_null_content()))
+    with pytest.raises(WorkerEmptyAnswer, match="empty"):
+        await w.complete(REQUEST)
+    assert len(standin.seen) == 4  # once more, never again
+    await w.aclose()
+
+
+async def test_no_choices_is_reported_and_never_retried(
+    standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    standin.push(Behaviour("raw", body=json.dumps({"choices": [], "usage": {}})))
+    w = make(standin, "openai", monkeypatch, max_retries=4)
+    with pytest.raises(WorkerFormatError, match="no choices"):
+        await w.complete(REQUEST)
+    await w.aclose()
+    assert len(standin.seen) == 1
+
+
+async def test_the_conductors_retries_are_configured_like_workers(standin: StandIn) -> None:
+    from conductor_lsp import ConductorConfig
+    from conductor_lsp.conductor.openai import OpenAIConductor
+    from conductor_lsp.protocols import WorkerInfo
+
+    for _ in range(5):
+        standin.push(Behaviour("status", status=503))
+    c = OpenAIConductor(
+        ConductorConfig(backend="openai", model="m", base_url=f"{standin.url}/v1", max_retries=1)
+    )
+    c.mode = "text"  # the structured-output probing is not what this test is about
+    infos = [WorkerInfo("w", "", 0, 0, "openai-compatible")]
+    with pytest.raises(WorkerStatusError):
+        await c.plan(Task("x"), infos, 3)
+    await c.aclose()
+    assert len(standin.seen) == 2  # one call and one retry: conductor.max_retries = 1

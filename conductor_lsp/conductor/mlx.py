@@ -165,7 +165,9 @@ class MLXConductor:
         usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
         cost = usage.cost(self.config.price_in, self.config.price_out)
         call = ConductorCall(usage, cost, g.seconds, self.name)
-        return plan_from_output(g.text, workers, max_steps=max_steps, source=self.name, call=call)
+        return await asyncio.to_thread(  # untrusted text: parsed off the event loop
+            plan_from_output, g.text, workers, max_steps=max_steps, source=self.name, call=call
+        )
 
     async def aclose(self) -> None:
         self._stop.set()

@@ -148,8 +148,8 @@ class OpenAIConductor:
         # the parser reads JSON and lists alike, so the answer is used as it is.
         mode, resp = await self._complete(request, len(workers), max_steps, tools)
         call = ConductorCall(resp.usage, resp.cost, time.monotonic() - started, self.config.model)
-        plan = plan_from_output(
-            resp.text, workers, max_steps=max_steps, source=self.name, call=call
+        plan = await asyncio.to_thread(  # untrusted text: parsed off the event loop
+            plan_from_output, resp.text, workers, max_steps=max_steps, source=self.name, call=call
         )
         return dataclasses.replace(plan, notes=(*plan.notes, describe(mode, self.refused)))
 

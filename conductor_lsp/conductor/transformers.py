@@ -100,7 +100,9 @@ class TransformersConductor:
         call = ConductorCall(
             usage, usage.cost(self.config.price_in, self.config.price_out), g.seconds, self.name
         )
-        return plan_from_output(g.text, workers, max_steps=max_steps, source=self.name, call=call)
+        return await asyncio.to_thread(  # untrusted text: parsed off the event loop
+            plan_from_output, g.text, workers, max_steps=max_steps, source=self.name, call=call
+        )
 
     async def aclose(self) -> None:
         self._stop.set()

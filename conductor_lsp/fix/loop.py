@@ -169,9 +169,12 @@ class FixLoop:
     async def _round(self, k: int, state: _State, report: FixReport) -> None:
         """One plan, its edits and a test run; raises to stop the loop."""
         self.meter.check()
+        files = await asyncio.to_thread(
+            context_files, self.root, state.current, self.edits.all_deny(), []
+        )
         task = Task(
             self.instruction,
-            files=tuple(context_files(self.root, state.current, self.edits.all_deny(), [])),
+            files=tuple(files),
             test_failures=state.current.summary(),
             previous=state.previous,
         )
@@ -224,7 +227,7 @@ class FixLoop:
         report.conductor.merge(job.conductor)
         if job.outcome == "cancelled":
             raise _Stop("cancelled", job.reason)
-        edits, _ = parse_edits(job.output)
+        edits, _ = await asyncio.to_thread(parse_edits, job.output)
         signature = hashlib.sha256(
             repr(sorted((e.path, e.search, e.replace) for e in edits)).encode()
         ).hexdigest()
@@ -234,7 +237,10 @@ class FixLoop:
             )
             raise _Stop("stuck", "the same edit was proposed twice")
         state.seen_edits.add(signature)
-        return job, apply_output_to_disk(self.root, job.output, self.edits, targets=task.editable())
+        disk = await asyncio.to_thread(
+            apply_output_to_disk, self.root, job.output, self.edits, targets=task.editable()
+        )
+        return job, disk
 
     async def _settle(
         self, state: _State, report: FixReport, start_cp: cp.Checkpoint, started: float

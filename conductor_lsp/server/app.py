@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 
@@ -27,6 +29,7 @@ from ..version import __version__
 from . import arguments
 from .jobs import JobManager, ServerJob
 from .settings import ServerSettings, SettingsStack
+from .transport import read_messages
 
 log = logging.getLogger("conductor_lsp.server")
 
@@ -34,6 +37,9 @@ log = logging.getLogger("conductor_lsp.server")
 class ConductorProtocol(LanguageServerProtocol):
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         """$/cancelRequest also stops the job that request started (pygls alone won't)."""
+        if not isinstance(msg_id, str | int):  # an id of {} is no id (and unhashable)
+            log.warning("$/cancelRequest with an invalid id: %r", msg_id)
+            return
         super()._handle_cancel_notification(msg_id)
         server = self._server
         if isinstance(server, ConductorServer):
@@ -60,6 +66,43 @@ class ConductorServer(LanguageServer):
         self._session: Session | None = None
         self._old_sessions: list[Session] = []
         self._session_lock = threading.Lock()
+
+    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        """pygls's stdio loop, with the guarded reader of ``transport``."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(
+                read_messages(self._stop_event, reader, self.protocol, self.report_server_error)
+            )
+        except BrokenPipeError:
+            log.error("the client is gone; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """One client over TCP (for debugging), with the same guarded reader."""
+        stop = self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await read_messages(stop, reader, self.protocol, self.report_server_error)
+            self.shutdown()
+
+        async def serve() -> None:
+            server = await asyncio.start_server(connection, host, port)
+            async with server:
+                await server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     @property
     def root(self) -> Path:

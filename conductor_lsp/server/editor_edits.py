@@ -211,7 +211,7 @@ async def apply_output(
     targets: Sequence[str] = (),
 ) -> Applied:
     """Parse, match against the live buffers, send, verify; all or nothing."""
-    edits, failures = parse_edits(output)
+    edits, failures = await asyncio.to_thread(parse_edits, output)  # untrusted: off the loop
     return await apply_parsed(
         ls,
         root,
@@ -241,7 +241,8 @@ async def apply_parsed(
     for _ in range(3):
         found, gather_failures = _gather(ls, root, paths, config.all_deny(), blocked)
         texts = {p: t.text for p, t in found.items()}
-        result = apply_edits(texts, edits, config, targets=targets)
+        # Matching is CPU work on untrusted text: never on the event loop.
+        result = await asyncio.to_thread(apply_edits, texts, edits, config, targets=targets)
         result.failures[:0] = failures + gather_failures
         if result.failures or not result.new_texts:
             return Applied(errors=result.report() or "the output held no applicable edit")

@@ -25,6 +25,7 @@ import httpx
 from ..config.schema import Config, WorkerConfig
 from ..errors import (
     ConductorError,
+    WorkerEmptyAnswer,
     WorkerError,
     WorkerFormatError,
     WorkerStatusError,
@@ -178,13 +179,23 @@ class HttpWorker(ProviderDefaults):
     ) -> WorkerResponse:
         """One answer, retried on transient errors (``retries`` overrides the config)."""
         start = time.monotonic()
-        attempt = 0
+        attempt = empty = 0
+        spent = Usage()  # what empty answers cost: tokens are billed all the same
         limit = self.config.max_retries if retries is None else retries
         while True:
             try:
                 async with self._sem:
                     text, usage = await self._call_once(request)
+                if not text.strip():
+                    spent = spent + usage
+                    raise WorkerEmptyAnswer("the answer was empty", worker=self.name)
+                usage = usage + spent
                 break
+            except WorkerEmptyAnswer:
+                empty += 1  # retried once, whatever the limit: then it is the answer
+                if empty > 1:
+                    raise
+                continue
             except WorkerError as e:
                 if not e.retryable or attempt >= limit:
                     raise

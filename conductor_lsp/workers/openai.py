@@ -49,8 +49,10 @@ class OpenAIWorker(HttpWorker):
         return body
 
     def parse(self, data: Any) -> tuple[str, Usage]:
-        choice = data["choices"][0]
-        text = choice["message"].get("content") or ""
+        choices = data.get("choices")
+        if not choices:
+            raise ValueError("the answer has no choices")
+        text = choices[0]["message"].get("content") or ""
         return text, _usage(data.get("usage"))
 
     def on_event(self, event: str, data: Any, state: StreamState) -> None:

@@ -1,0 +1,144 @@
+"""Reading JSON-RPC off the wire without trusting it.
+
+pygls's own reader lets a few bad messages end the server or go unanswered: a
+``Content-Length`` too big to allocate (or to convert), a body that is not JSON, a
+request whose params do not fit its method. Here every request with an id gets a
+response (``ParseError``, ``InvalidRequest``, ``InvalidParams`` with their codes),
+oversized messages are refused without reading them into memory, and the reader
+finds the next header after garbage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import cattrs
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
+from pygls.protocol import JsonRPCProtocol
+
+log = logging.getLogger("conductor_lsp.server")
+
+#: The largest message accepted; a bigger one is refused unread (editors send far less).
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+#: A header line longer than this is garbage, not a header.
+MAX_HEADER_BYTES = 8 * 1024
+_HEADER = re.compile(rb"Content-Length:[ \t]*(\d+)[ \t]*\r?\n?$", re.I)
+
+
+class Reader(Protocol):
+    def readline(self) -> Awaitable[bytes]: ...
+
+    def readexactly(self, n: int) -> Awaitable[bytes]: ...
+
+
+def _header(line: bytes) -> int | None:
+    """The length a ``Content-Length`` header announces, anywhere in the line (after garbage,
+    the next message's header may share a line with it); -1 when it is too big."""
+    at = line.find(b"Content-Length:")
+    if at < 0:
+        at = line.lower().find(b"content-length:")
+    if at < 0:
+        return None
+    m = _HEADER.match(line[at:])
+    if not m:
+        return None
+    digits = m.group(1)
+    if len(digits) > 12 or int(digits) > MAX_MESSAGE_BYTES:
+        return -1
+    return int(digits)
+
+
+async def read_messages(
+    stop: threading.Event,
+    reader: Reader,
+    protocol: JsonRPCProtocol,
+    on_error: Callable[[Exception, Any], Any],
+) -> None:
+    """The server's main loop: read framed messages and hand them on, whatever comes."""
+    length: int | None = None
+    while not stop.is_set():
+        line = await reader.readline()
+        if not line:
+            break
+        announced = _header(line[-MAX_HEADER_BYTES:])
+        if announced == -1:
+            log.error("refused a message: its Content-Length is over %d bytes", MAX_MESSAGE_BYTES)
+            length = None
+            continue
+        if announced is not None:
+            length = announced
+            continue
+        if length is None or line.strip():
+            continue  # another header (Content-Type), or garbage before the next header
+        try:
+            body = await reader.readexactly(length) if length else b""
+        except asyncio.IncompleteReadError:
+            break  # the stream ended inside a message
+        length = None
+        if not body:
+            continue
+        try:
+            handle_body(protocol, body)
+        except Exception as e:  # the loop must outlive any one message
+            log.exception("could not handle a message")
+            on_error(e, JsonRpcException)
+
+
+def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
+    """Check one message's envelope, structure it, and hand it to the protocol; a request
+    that cannot be handled is answered with the proper JSON-RPC error."""
+    try:
+        raw = json.loads(body)
+    except (ValueError, RecursionError) as e:
+        reply(protocol, None, JsonRpcParseError(f"Parse error: the message is not JSON: {e}"))
+        return
+    if not isinstance(raw, dict):
+        reply(protocol, None, JsonRpcInvalidRequest("Invalid Request: a message is a JSON object"))
+        return
+    msg_id = raw.get("id")
+    if "id" in raw and not (msg_id is None or isinstance(msg_id, str) or type(msg_id) is int):
+        reply(
+            protocol, None, JsonRpcInvalidRequest("Invalid Request: id must be a string or number")
+        )
+        return
+    method = raw.get("method")
+    is_request = "id" in raw and "method" in raw
+    if ("method" in raw and not isinstance(method, str)) or raw.get("jsonrpc") != "2.0":
+        if is_request or ("result" not in raw and "error" not in raw):
+            reply(
+                protocol,
+                msg_id if is_request else None,
+                JsonRpcInvalidRequest("Invalid Request: a JSON-RPC 2.0 request has a method"),
+            )
+        return
+    try:
+        message = json.loads(body, object_hook=protocol.structure_message)
+    except (JsonRpcException, cattrs.BaseValidationError, TypeError, ValueError) as e:
+        detail = _detail(e)
+        log.warning("bad params for %s: %s", method, detail)
+        if is_request:
+            reply(protocol, msg_id, JsonRpcInvalidParams(f"Invalid Params for {method}: {detail}"))
+        return
+    protocol.handle_message(message)
+
+
+def _detail(error: BaseException) -> str:
+    cause = error.__cause__ or error
+    if isinstance(cause, cattrs.BaseValidationError):
+        return "; ".join(cattrs.transform_error(cause))[:500]
+    return str(cause)[:500] or type(cause).__name__
+
+
+def reply(protocol: JsonRPCProtocol, msg_id: Any, error: JsonRpcException) -> None:
+    protocol._send_response(msg_id, error=error.to_response_error())
