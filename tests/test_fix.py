@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -214,3 +215,85 @@ def test_state_folder_stays_out_of_git_status(repo: Path, standin: StandIn) -> N
     status = r.git.status("--porcelain", "--untracked-files=all")
     assert ".conductor" not in status
     assert "calc.py" in status  # the fix itself does show
+
+
+CHEAT = sr("test_calc.py", "    assert add(2, 3) == 5\n", "    assert True\n")
+
+
+def test_a_fix_may_not_rewrite_the_tests_by_default(repo: Path, standin: StandIn) -> None:
+    standin.push(Behaviour(text=CHEAT), Behaviour(text=CHEAT))
+    out = fix(repo, "--max-iterations", "2")
+    assert out.returncode == 1
+    assert "test_calc.py holds tests this job must make pass" in out.stdout
+    assert "allow_test_edits" in standin.seen[1].prompt()  # the next round was told why
+    assert (repo / "test_calc.py").read_text() == TESTS
+    # Nor through pytest's configuration.
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    skip = sr(
+        "pyproject.toml",
+        '[project]\nname = "x"\n',
+        '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-k not test_add"\n',
+    )
+    standin.push(Behaviour(text=skip), Behaviour(text=skip))
+    out = fix(repo, "--max-iterations", "1")
+    assert out.returncode == 1 and "touches pytest's configuration" in out.stdout
+
+
+def test_allow_test_edits_lets_it_through(repo: Path, standin: StandIn) -> None:
+    cfg = repo / "conductor.toml"
+    cfg.write_text(cfg.read_text() + "[fix]\nallow_test_edits = true\n")
+    standin.push(Behaviour(text=CHEAT))
+    out = fix(repo)
+    assert out.returncode == 0, out.stdout
+    assert "assert True" in (repo / "test_calc.py").read_text()
+
+
+def test_plain_undo_after_a_green_fix_brings_back_what_the_user_had(
+    repo: Path, standin: StandIn
+) -> None:
+    r = git.Repo(repo)
+    (repo / "calc.py").write_text(BUGGY + "# my note\n")  # uncommitted work
+    (repo / "test_calc.py").write_text(TESTS + "\n# staged\n")
+    r.index.add(["test_calc.py"])
+    staged, head = r.git.diff("--cached"), r.head.commit.hexsha
+    standin.push(Behaviour(text=GOOD))
+    out = fix(repo)
+    assert out.returncode == 0 and "return a + b" in (repo / "calc.py").read_text()
+    start_ref = re.search(r"undo with `conductor-lsp undo`\): (\S+)", out.stdout).group(1)  # type: ignore[union-attr]
+    listing = undo_cli(repo, "--list").stdout
+    assert f"{start_ref}  before fix" in listing  # the report names the before-fix ref
+    undone = undo_cli(repo)
+    assert undone.returncode == 0, undone.stderr
+    assert start_ref in undone.stdout
+    assert (repo / "calc.py").read_text() == BUGGY + "# my note\n"  # not the best state
+    assert r.git.diff("--cached") == staged and r.head.commit.hexsha == head
+    again = undo_cli(repo)
+    assert again.returncode == 2 and "nothing to undo" in again.stderr
+
+
+def test_undo_does_not_cross_jobs(repo: Path, standin: StandIn) -> None:
+    standin.push(Behaviour(text=GOOD))
+    assert fix(repo).returncode == 0
+    # The user works on; then a job is killed before it takes its checkpoint (as if).
+    (repo / "calc.py").write_text(
+        (repo / "calc.py").read_text() + "\n\ndef sub(a, b):\n    return a - b\n"
+    )
+    refused = undo_cli(repo)
+    assert refused.returncode == 2
+    assert "has changed since the last job left it" in refused.stderr
+    assert "undo --ref refs/conductor/checkpoints/" in refused.stderr
+    assert "def sub" in (repo / "calc.py").read_text()  # nothing was touched
+    ref = refused.stderr.split("undo --ref ")[1].split()[0]
+    forced = undo_cli(repo, "--ref", ref)
+    assert forced.returncode == 0 and (repo / "calc.py").read_text() == BUGGY
+
+
+def undo_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "undo", str(root), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )

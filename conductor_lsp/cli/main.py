@@ -21,7 +21,7 @@ from ..config.load import load_config
 from ..config.schema import Config
 from ..edits.paths import denied_by
 from ..errors import ConductorError
-from ..fix import checkpoint
+from ..fix import checkpoint, undo
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..runtime.events import Event
 from ..runtime.session import Session
@@ -171,20 +171,16 @@ async def _fix(config: Config, args: argparse.Namespace, console: Console) -> in
 
 
 def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
-    points = checkpoint.list_checkpoints(root)
     if args.list:
+        points = checkpoint.list_checkpoints(root)
         for p in points:
             console.print(p.describe(), markup=False, highlight=False)
         if not points:
             console.print("no checkpoints")
         return 0
-    chosen = [p for p in points if p.ref == args.ref] if args.ref else points[:1]
-    if not chosen:
-        raise ConductorError(
-            f"no checkpoint {args.ref}" if args.ref else "no checkpoints to restore"
-        )
-    before = checkpoint.restore(root, chosen[0])
-    console.print(f"restored {chosen[0].ref} ({chosen[0].label})", markup=False, highlight=False)
+    chosen = undo.choose(root, args.ref)
+    before = checkpoint.restore(root, chosen)
+    console.print(f"restored {chosen.ref} ({chosen.label})", markup=False, highlight=False)
     console.print(f"the state it replaced is saved as {before.ref}", markup=False, highlight=False)
     return 0
 

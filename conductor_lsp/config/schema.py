@@ -94,6 +94,12 @@ class BudgetConfig:
 
 
 @dataclass
+class FixConfig:
+    allow_test_edits: bool = False
+    """Let a fix job change the tests it is fixing (and their pytest configuration)."""
+
+
+@dataclass
 class TraceConfig:
     dir: str = ".conductor/traces"
     """Where JSONL traces go, relative to the workspace root."""
@@ -107,6 +113,7 @@ class Config:
     workers: dict[str, WorkerConfig] = field(default_factory=dict)
     test: TestConfig = field(default_factory=TestConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
+    fix: FixConfig = field(default_factory=FixConfig)
     trace: TraceConfig = field(default_factory=TraceConfig)
     edits: EditsConfig = field(default_factory=EditsConfig)
     root: Path = field(default_factory=Path.cwd)
@@ -119,6 +126,7 @@ SECTIONS: dict[str, type] = {
     "conductor": ConductorConfig,
     "test": TestConfig,
     "budget": BudgetConfig,
+    "fix": FixConfig,
     "trace": TraceConfig,
     "edits": EditsConfig,
 }
@@ -130,6 +138,7 @@ __all__ = [
     "Config",
     "EditsConfig",
     "EndpointConfig",
+    "FixConfig",
     "TestConfig",
     "TraceConfig",
     "WorkerConfig",

@@ -8,7 +8,7 @@ file are kept as they were.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import EditError
@@ -35,19 +35,24 @@ def edited_paths(edits: Sequence[FileEdit], targets: Sequence[str] = ()) -> list
     return list(seen)
 
 
+#: A caller's veto on one proposed change: (path, old text or None, new text) -> why not, or ''.
+Guard = Callable[[str, str | None, str], str]
+
+
 def apply_output(
     files: Mapping[str, str | None],
     output: str,
     config: EditsConfig | None = None,
     *,
     targets: Sequence[str] = (),
+    guard: Guard | None = None,
 ) -> EditResult:
     """Parse ``output`` and apply it to ``files`` (path -> text, None if absent).
 
     ``targets`` are the files under repair (loaded in ``files``): with exactly one, edits
     without a path go to it; wrong paths are corrected to the target of that name."""
     edits, failures = parse_edits(output)
-    result = apply_edits(files, edits, config, targets=targets)
+    result = apply_edits(files, edits, config, targets=targets, guard=guard)
     result.failures[:0] = failures
     return result
 
@@ -58,8 +63,10 @@ def apply_edits(
     config: EditsConfig | None = None,
     *,
     targets: Sequence[str] = (),
+    guard: Guard | None = None,
 ) -> EditResult:
-    """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing)."""
+    """Apply parsed edits; any failure leaves ``new_texts`` empty (all or nothing).
+    ``guard`` may refuse a change it does not allow (the fix loop's protected tests)."""
     threshold = (config or EditsConfig()).fuzzy_threshold
     result = EditResult()
     resolved, failures, notes = resolve(edits, files, targets)
@@ -84,6 +91,10 @@ def apply_edits(
             )
             continue
         _apply_file(path, files[path], group, threshold, result)
+    for path, new in result.proposed.items():
+        why = guard(path, files.get(path), new) if guard else ""
+        if why:
+            result.failures.append(EditFailure(path, why, by_path[path][0].source_line))
     return result
 
 

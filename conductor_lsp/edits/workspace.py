@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EditError
-from .apply import apply_edits, edited_paths
+from .apply import Guard, apply_edits, edited_paths
 from .model import EditFailure, EditResult, EditsConfig
 from .parse import parse_edits
 from .paths import check_path
@@ -86,15 +86,20 @@ def load_for_edit(
 
 
 def apply_output_to_disk(
-    root: Path, output: str, config: EditsConfig | None = None, *, targets: Sequence[str] = ()
+    root: Path,
+    output: str,
+    config: EditsConfig | None = None,
+    *,
+    targets: Sequence[str] = (),
+    guard: Guard | None = None,
 ) -> DiskEdit:
     """Parse, check, match and write; on any failure nothing on disk changes. ``targets``:
-    the files under repair (see ``apply_output``)."""
+    the files under repair; ``guard``: a veto per change (see ``apply_output``)."""
     config = config or EditsConfig()
     edits, failures = parse_edits(output)
     paths = edited_paths(edits, targets)
     texts, disk, load_failures = load_for_edit(root, paths, config.all_deny())
-    result = apply_edits(texts, edits, config, targets=targets)
+    result = apply_edits(texts, edits, config, targets=targets, guard=guard)
     result.failures[:0] = failures + load_failures
     new_texts = result.new_texts
     if not new_texts:

@@ -37,6 +37,12 @@ COPY_SKIP = {
     ".tox",
 }
 KEEP = 50
+#: Labels name what a checkpoint marks, so undo can tell a job's start from its steps.
+JOB_START = "before fix"
+JOB_STEP = "after edit"
+JOB_BEST = "best state"
+JOB_END = "after fix"
+BEFORE_UNDO = "before undo"
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "conductor-lsp",
     "GIT_AUTHOR_EMAIL": "conductor-lsp@localhost",
@@ -149,7 +155,7 @@ def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Check
 def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
     """Put the working tree back as it was; returns a checkpoint of the state it replaced."""
     root = root.resolve()
-    before = create(root, f"before undo to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
+    before = create(root, f"{BEFORE_UNDO} to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
     if checkpoint.kind == "copy":
         _copy_restore(root, Path(checkpoint.ref), Path(before.ref))
         return before
@@ -173,6 +179,25 @@ def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
     for rel in added:  # files that appeared after the checkpoint
         (root / rel).unlink(missing_ok=True)
     return before
+
+
+def same_state(root: Path, checkpoint: Checkpoint) -> bool:
+    """Whether the working tree holds exactly what ``checkpoint`` holds."""
+    root = root.resolve()
+    if checkpoint.kind == "copy":
+        files = Path(checkpoint.ref) / "files"
+        ours = {p.relative_to(root): p for p in _files(root) if not p.is_symlink()}
+        saved = {p.relative_to(files): p for p in _files(files)}
+        return ours.keys() == saved.keys() and all(
+            ours[k].read_bytes() == saved[k].read_bytes() for k in ours
+        )
+    repo = _repo(root)
+    if repo is None:
+        return False
+    with _git_errors("could not compare with the checkpoint"), _temp_index(repo) as env:
+        tree = _snapshot_tree(repo, env)
+        saved_tree = str(repo.git.rev_parse(f"{checkpoint.commit}^{{tree}}"))  # type: ignore[attr-defined]
+    return tree == saved_tree
 
 
 def diff(root: Path, checkpoint: Checkpoint) -> str:

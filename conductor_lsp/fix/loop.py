@@ -28,6 +28,7 @@ from ..testrun import TestRun, run_tests
 from ..usage import Tally
 from . import checkpoint as cp
 from .context import context_files, describe_round
+from .guard import test_guard
 
 Outcome = Literal["green", "budget", "stuck", "failed", "cancelled"]
 DEFAULT_INSTRUCTION = (
@@ -110,6 +111,7 @@ class FixLoop:
         self.max_iterations = max_iterations or cfg.budget.max_iterations
         self.on_event = on_event
         self.edits = cfg.edits
+        self.allow_test_edits = cfg.fix.allow_test_edits
         self.meter = Meter(cfg.budget)
         #: Called with every test run (the server turns failures into diagnostics).
         self.on_tests: Callable[[TestRun], None] = lambda run: None
@@ -133,7 +135,7 @@ class FixLoop:
     async def run(self) -> FixReport:
         started = time.monotonic()
         start_cp = await asyncio.to_thread(
-            cp.create, self.root, f"before fix: {self.instruction[:60]}"
+            cp.create, self.root, f"{cp.JOB_START}: {self.instruction[:60]}"
         )
         self.note(0, f"checkpoint {start_cp.ref}")
         first = await self.tests(None)
@@ -201,6 +203,8 @@ class FixLoop:
             return
         state.no_edit_streak = 0
         state.unverified = True
+        # What the job left, so a plain undo can tell the job's work from the user's later.
+        await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_STEP}, iteration {k}")
         self.note(k, f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})")
         for line in disk.result.notes:
             self.note(k, line)
@@ -209,7 +213,7 @@ class FixLoop:
         report.iterations.append(Iteration(k, job, disk.written, errors, after))
         state.previous = describe_round(job, disk.written, errors, after)
         if not after.selected and after.failing < state.best[0].failing:  # whole runs only
-            label = f"best state, iteration {k}"
+            label = f"{cp.JOB_BEST}, iteration {k}"
             state.best = (after, await asyncio.to_thread(cp.create, self.root, label))
         same = after.signature() == state.current.signature()
         state.current = after
@@ -237,8 +241,14 @@ class FixLoop:
             )
             raise _Stop("stuck", "the same edit was proposed twice")
         state.seen_edits.add(signature)
+        guard = None if self.allow_test_edits else test_guard(state.current)
         disk = await asyncio.to_thread(
-            apply_output_to_disk, self.root, job.output, self.edits, targets=task.editable()
+            apply_output_to_disk,
+            self.root,
+            job.output,
+            self.edits,
+            targets=task.editable(),
+            guard=guard,
         )
         return job, disk
 
@@ -255,8 +265,7 @@ class FixLoop:
             report.restored = best_cp.ref
             self.note(0, f"the last edit was not tested in time: restored {best_cp.ref}")
             state.current = report.end = best_run
-            report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
-            report.seconds = time.monotonic() - started
+            await self._finish_record(report, start_cp, started)
             return
         if state.current.selected:  # a partial run says nothing about the other tests
             state.current = await self.tests(None)
@@ -266,7 +275,14 @@ class FixLoop:
             self.note(0, f"restored the best state ({best_cp.label}): {best_cp.ref}")
             state.current = await self.tests(None)
         report.end = state.current
+        await self._finish_record(report, start_cp, started)
+
+    async def _finish_record(
+        self, report: FixReport, start_cp: cp.Checkpoint, started: float
+    ) -> None:
+        """The diff, the time, and a checkpoint of what the job leaves (for undo's check)."""
         report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
+        await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_END}: {report.outcome}")
         report.seconds = time.monotonic() - started
 
 

@@ -13,6 +13,7 @@ from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
 from ..fix import checkpoint as cp
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix.undo import check_last_job
 from ..task import FileContext, Task
 from ..testrun import TestRun
 from .app import ConductorServer
@@ -241,9 +242,15 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
         return
     if target.checkpoint_ref:
         config, _ = ls.current_config()
-        points = [p for p in cp.list_checkpoints(config.root) if p.ref == target.checkpoint_ref]
+        all_points = await asyncio.to_thread(cp.list_checkpoints, config.root)
+        points = [p for p in all_points if p.ref == target.checkpoint_ref]
         if not points:
             finish(ls, job, "failed", f"checkpoint {target.checkpoint_ref} is gone", error=True)
+            return
+        try:  # the same rule as the command line: never drop work done since the job
+            await asyncio.to_thread(check_last_job, config.root, points[0], all_points)
+        except ConductorError as e:
+            finish(ls, job, "failed", str(e), error=True)
             return
         before = {p: d.source for p, d in open_documents(ls).items()}
         await asyncio.to_thread(cp.restore, config.root, points[0])

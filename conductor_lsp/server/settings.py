@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config.load import load_config
-from ..config.schema import Config
+from ..config.schema import SECTIONS, Config
 from ..errors import ConfigError
 
 SERVER_KEYS = ("preview", "logFile", "configFile")
-TOP_KEYS = ("conductor", "workers", "test", "budget", "trace", "edits")
+TOP_KEYS = (*SECTIONS, "workers")
 
 
 @dataclass

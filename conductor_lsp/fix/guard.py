@@ -1,0 +1,45 @@
+"""What a fix job may not change: the tests it is fixing, and how pytest picks them.
+
+A worker that rewrites ``assert add(2, 3) == 5`` as ``assert True`` makes the tests
+green and fixes nothing. By default such a change is refused with a message the next
+round sees; ``[fix] allow_test_edits = true`` allows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+from ..testrun import TestRun
+from .context import is_test_path
+
+ALLOW = "set [fix] allow_test_edits = true to allow it"
+_PYTEST_SECTION = re.compile(r"^\[(tool\.pytest[^\]]*|pytest|tool:pytest)\]", re.M)
+_ANY_SECTION = re.compile(r"^\[", re.M)
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def pytest_sections(text: str) -> list[str]:
+    """The pytest configuration sections of an ini or TOML file, as text."""
+    out = []
+    for m in _PYTEST_SECTION.finditer(text):
+        nxt = _ANY_SECTION.search(text, m.end())
+        out.append(text[m.start() : nxt.start() if nxt else len(text)])
+    return out
+
+
+def test_guard(run: TestRun) -> Callable[[str, str | None, str], str]:
+    """A veto for the edits API: no change to test files (those of ``run``'s failures, and
+    any file named like a test), to pytest.ini, or to pytest's sections elsewhere."""
+    failing = {f.file for f in run.failures if f.file}
+
+    def guard(path: str, old: str | None, new: str) -> str:
+        name = PurePosixPath(path).name
+        if path in failing or is_test_path(path) or name == "pytest.ini":
+            return f"{path} holds tests this job must make pass; a fix may not change it ({ALLOW})"
+        if name in CONFIG_FILES and pytest_sections(old or "") != pytest_sections(new):
+            return f"the change to {path} touches pytest's configuration ({ALLOW})"
+        return ""
+
+    return guard
