@@ -123,6 +123,8 @@ class WorkerClass(Protocol):
 
 class Conductor(Protocol):
     name: str
+    #: Whether plans come from a model (so they may fail, and cost); static ones do not.
+    asks_model: ClassVar[bool]
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
         """Write a plan; raise ``PlanError`` when the output is unusable."""

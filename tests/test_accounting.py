@@ -202,3 +202,51 @@ def test_unknown_cached_tokens_show_a_dash(tmp_path: Path, standin: StandIn) -> 
     assert cost_row(text, "known")[2:4] == ["10", "4"]
     assert cost_row(text, "unknown")[2:4] == ["10", "-"]
     assert cost_row(text, "total")[3] == "4"
+
+
+def floor_workspace(root: Path, url: str, extra: str = "") -> Path:
+    workspace(root, url, openai_conductor(url), extra)
+    text = (
+        (root / "conductor.toml")
+        .read_text()
+        .replace(
+            '[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n',
+            '[workers.weak]\nprovider = "openai-compatible"\nmodel = "weak"\n'
+            f'base_url = "{url}/v1"\nmax_retries = 0\nstrength = 1\n'
+            '[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\nstrength = 2\n',
+        )
+    )
+    (root / "conductor.toml").write_text(text)
+    return root
+
+
+def by_model(seen: Seen) -> str:
+    model = seen.body.get("model")
+    if model == "planner":  # always routes the fix to the weak worker
+        return json.dumps({"model_id": [0], "subtasks": ["Fix add() now."], "access_list": ["all"]})
+    if model == "weak":
+        return "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+    return FIX
+
+
+def test_the_floor_runs_the_baseline_when_the_plan_fails(tmp_path: Path, standin: StandIn) -> None:
+    root = floor_workspace(tmp_path / "ws", standin.url)
+    standin.responder = by_model  # type: ignore[assignment]
+    out = cli("fix", str(root))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "iteration 1 (conductor): edited calc.py; tests 1 failing" in out.stdout
+    assert "iteration 1 (baseline): edited calc.py; tests passed" in out.stdout
+    assert "the baseline runs (the floor)" in out.stdout
+    assert [s.body["model"] for s in standin.seen] == ["planner", "weak", "strong"]
+    # The baseline started from the round's start, not from the weak worker's edit.
+    assert "return a - b" in standin.seen[2].prompt() and "a * b" not in standin.seen[2].prompt()
+    assert (root / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")
+
+
+def test_without_the_floor_a_bad_plan_is_not_rescued(tmp_path: Path, standin: StandIn) -> None:
+    root = floor_workspace(tmp_path / "ws", standin.url, "[fix]\nfloor = false\n")
+    standin.responder = by_model  # type: ignore[assignment]
+    out = cli("fix", str(root), "--max-iterations", "2")
+    assert out.returncode == 1
+    assert "strong" not in [s.body["model"] for s in standin.seen]
+    assert "tests: 1 failing -> 1 failing" in out.stdout

@@ -44,6 +44,7 @@ class FirstWorkerConductor:
 
     name = "first"
     local: ClassVar[bool] = False
+    asks_model: ClassVar[bool] = False
 
     def __init__(self, config):
         self.config = config

@@ -97,8 +97,9 @@ def print_fix_report(console: Console, report: FixReport) -> None:
             if it.tests is None
             else ("passed" if it.tests.passed else f"{it.tests.failing} failing")
         )
+        by = f" ({it.by})" if it.by else ""
         console.print(
-            f"iteration {it.index}: edited {', '.join(it.applied) or 'nothing'}; tests {tests}",
+            f"iteration {it.index}{by}: edited {', '.join(it.applied) or 'nothing'}; tests {tests}",
             markup=False,
             highlight=False,
         )

@@ -67,6 +67,7 @@ class _Grammar:
 class MLXConductor:
     name = "mlx"
     local: ClassVar[bool] = True
+    asks_model: ClassVar[bool] = True
 
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:

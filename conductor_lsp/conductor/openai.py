@@ -81,6 +81,7 @@ def answer_format(mode: str) -> Format:
 class OpenAIConductor:
     name = "openai"
     local: ClassVar[bool] = False
+    asks_model: ClassVar[bool] = True
 
     def __init__(self, config: ConductorConfig) -> None:
         if not config.base_url or not config.model:

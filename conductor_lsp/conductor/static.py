@@ -87,6 +87,7 @@ def pipeline_plan(workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
 class StaticConductor:
     name = "static"
     local: ClassVar[bool] = False
+    asks_model: ClassVar[bool] = False
 
     def __init__(self, config: ConductorConfig | None = None) -> None:
         self.config = config or ConductorConfig(backend="static")

@@ -27,6 +27,7 @@ from .prompt import build_prompt
 class TransformersConductor:
     name = "transformers"
     local: ClassVar[bool] = True
+    asks_model: ClassVar[bool] = True
 
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:

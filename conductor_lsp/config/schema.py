@@ -97,6 +97,8 @@ class BudgetConfig:
 class FixConfig:
     allow_test_edits: bool = False
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
+    floor: bool = True
+    """When a conductor's plan leaves the tests failing, run the baseline from the round's start."""
 
 
 @dataclass

@@ -98,7 +98,7 @@ async def run_one(
         solved=report.end.passed,
         outcome=report.outcome,
         reason=report.reason,
-        rounds=len(report.iterations),
+        rounds=len({it.index for it in report.iterations}),
         worker_calls=workers.calls,
         conductor_calls=report.conductor.calls,
         tokens=workers.usage.total + report.conductor.usage.total,

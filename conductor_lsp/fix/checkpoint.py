@@ -40,6 +40,7 @@ KEEP = 50
 #: Labels name what a checkpoint marks, so undo can tell a job's start from its steps.
 JOB_START = "before fix"
 JOB_STEP = "after edit"
+JOB_ROUND = "round start"
 JOB_BEST = "best state"
 JOB_END = "after fix"
 BEFORE_UNDO = "before undo"
@@ -129,6 +130,17 @@ def create(root: Path, label: str, *, cache_dir: Path | None = None) -> Checkpoi
     return Checkpoint("git", ref, label, now, commit)
 
 
+def _unreferenced(root: Path, label: str) -> Checkpoint:
+    """A snapshot commit with no ref: what restore compares with, kept nowhere."""
+    repo = _repo(root)
+    if repo is None:
+        raise CheckpointError(f"{root} is no longer a git repository")
+    with _git_errors("could not take a snapshot"), _temp_index(repo) as env:
+        tree = _snapshot_tree(repo, env)
+        commit = str(repo.git.commit_tree(tree, "-m", label, env=env))  # type: ignore[attr-defined]
+    return Checkpoint("git", "", label, time.time(), commit)
+
+
 def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Checkpoint]:
     """Newest first."""
     root = root.resolve()
@@ -152,10 +164,15 @@ def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Check
     return out
 
 
-def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
-    """Put the working tree back as it was; returns a checkpoint of the state it replaced."""
+def restore(root: Path, checkpoint: Checkpoint, *, save: bool = True) -> Checkpoint:
+    """Put the working tree back as it was; returns a checkpoint of the state it replaced
+    (``save=False``: the loop's own rewind to a round's start, where that state is kept
+    in its "after edit" checkpoint already)."""
     root = root.resolve()
-    before = create(root, f"{BEFORE_UNDO} to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
+    if save or checkpoint.kind == "copy":  # a copy needs the replaced state to compare with
+        before = create(root, f"{BEFORE_UNDO} to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
+    else:
+        before = _unreferenced(root, "rewind")
     if checkpoint.kind == "copy":
         _copy_restore(root, Path(checkpoint.ref), Path(before.ref))
         return before

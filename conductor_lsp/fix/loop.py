@@ -8,6 +8,7 @@ row). Keeps the best state seen; never ends worse than it started.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import time
 from collections.abc import Callable
@@ -44,6 +45,8 @@ class Iteration:
     applied: list[str]
     edit_errors: str
     tests: TestRun | None
+    #: "conductor" or "baseline" in a round the floor ran; '' otherwise.
+    by: str = ""
 
 
 @dataclass
@@ -84,7 +87,11 @@ class _State:
     current: TestRun
     #: The best whole run seen, and the checkpoint of the tree it judged.
     best: tuple[TestRun, cp.Checkpoint]
+    #: What the next plan is told about the previous round (all of it).
     previous: str = ""
+    #: What the baseline is told: only its own previous attempt, as ``static`` would be.
+    baseline_previous: str = ""
+    last_description: str = ""
     seen_edits: set[str] = field(default_factory=set)
     no_edit_streak: int = 0
     #: An edit is on disk that no whole test run has judged yet.
@@ -112,6 +119,7 @@ class FixLoop:
         self.on_event = on_event
         self.edits = cfg.edits
         self.allow_test_edits = cfg.fix.allow_test_edits
+        self.floor = cfg.fix.floor
         self.meter = Meter(cfg.budget)
         #: Called with every test run (the server turns failures into diagnostics).
         self.on_tests: Callable[[TestRun], None] = lambda run: None
@@ -169,39 +177,57 @@ class FixLoop:
         return report
 
     async def _round(self, k: int, state: _State, report: FixReport) -> None:
-        """One plan, its edits and a test run; raises to stop the loop."""
+        """One round: a plan, its edits and a test run; raises to stop the loop.
+
+        With the floor on, a conductor's own plan that does not make the tests pass is
+        followed, from the round's starting state, by exactly the call the ``static``
+        strategy makes in this round: so a conductor never solves fewer tasks than the
+        baseline, it can only solve them cheaper or solve more."""
         self.meter.check()
-        files = await asyncio.to_thread(
-            context_files, self.root, state.current, self.edits.all_deny(), []
+        start = state.current
+        files = await asyncio.to_thread(context_files, self.root, start, self.edits.all_deny(), [])
+        task = Task(self.instruction, tuple(files), test_failures=start.summary())
+        tried = ""
+        if self.floor and self.session.conductor.asks_model:
+            round_cp = await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_ROUND} {k}")
+            ask = dataclasses.replace(task, previous=state.previous)
+            job, disk = await self._attempt(ask, state, report, None, None)
+            if job.plan.call is None or job.plan.error:  # it fell back: that was the baseline
+                await self._conclude(k, job, disk, state, report, "")
+                return
+            after = await self._judge(k, job, disk, state, report, "conductor")
+            if after is not None and after.passed:
+                state.current = after
+                return
+            tried = state.last_description
+            self.note(k, "the plan did not make the tests pass: the baseline runs (the floor)")
+            await asyncio.to_thread(cp.restore, self.root, round_cp, save=False)
+            state.current, state.unverified = start, False
+        ask = dataclasses.replace(
+            task, previous=state.baseline_previous if tried else state.previous
         )
-        task = Task(
-            self.instruction,
-            files=tuple(files),
-            test_failures=state.current.summary(),
-            previous=state.previous,
-        )
-        job, disk = await self._attempt(task, state, report, None)
-        if not disk.written and _floor_applies(job):
-            # The floor: a conductor's plan that yields no applicable edit never leaves the
-            # round worse than one plain call of the strongest worker would.
-            self.note(k, "the conductor's plan gave no applicable edit: the baseline runs")
-            infos = self.session.pool.infos(task, self.meter.limits.max_cost - self.meter.cost)
-            baseline = static_plan(infos, self.session.config.conductor.max_steps, task)
-            job, disk = await self._attempt(task, state, report, baseline)
+        plan = static_plan(
+            self.session.pool.infos(ask, self.meter.limits.max_cost - self.meter.cost),
+            self.session.config.conductor.max_steps,
+            ask,
+        ) if tried else None  # fmt: skip
+        job, disk = await self._attempt(ask, state, report, plan, state.seen_edits)
+        await self._conclude(k, job, disk, state, report, tried)
+
+    async def _judge(
+        self, k: int, job: JobResult, disk: DiskEdit, state: _State, report: FixReport, by: str
+    ) -> TestRun | None:
+        """Record an attempt and test it; None when it wrote nothing."""
         errors = disk.result.report()
         if not disk.written:
-            state.no_edit_streak += 1
             # Say why truthfully: when the budget ended the job, that is the reason.
             why = job.reason if job.outcome == "budget" else errors or "the output held no edit"
             self.note(k, f"no edit applied: {why.splitlines()[0]}")
-            report.iterations.append(Iteration(k, job, [], why, None))
-            state.previous = describe_round(job, [], why, None)
+            report.iterations.append(Iteration(k, job, [], why, None, by))
+            state.last_description = describe_round(job, [], why, None)
             if job.outcome == "budget":
                 raise BudgetExceeded(job.reason)
-            if state.no_edit_streak >= 2:
-                raise _Stop("stuck", "no applicable edit twice in a row")
-            return
-        state.no_edit_streak = 0
+            return None
         state.unverified = True
         # What the job left, so a plain undo can tell the job's work from the user's later.
         await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_STEP}, iteration {k}")
@@ -210,21 +236,47 @@ class FixLoop:
             self.note(k, line)
         after = await self.tests(state.current)
         self.note(k, f"tests: {_state(after)}")
-        report.iterations.append(Iteration(k, job, disk.written, errors, after))
-        state.previous = describe_round(job, disk.written, errors, after)
+        report.iterations.append(Iteration(k, job, disk.written, errors, after, by))
+        state.last_description = describe_round(job, disk.written, errors, after)
         if not after.selected and after.failing < state.best[0].failing:  # whole runs only
             label = f"{cp.JOB_BEST}, iteration {k}"
             state.best = (after, await asyncio.to_thread(cp.create, self.root, label))
+        state.unverified = bool(after.selected)
+        return after
+
+    async def _conclude(
+        self, k: int, job: JobResult, disk: DiskEdit, state: _State, report: FixReport, tried: str
+    ) -> None:
+        """The round's deciding attempt: test it, tell the next round, notice when stuck."""
+        after = await self._judge(k, job, disk, state, report, "baseline" if tried else "")
+        state.baseline_previous = state.last_description
+        state.previous = (
+            f"{tried}\nThen the baseline (one call to the strongest worker):\n"
+            f"{state.last_description}"
+            if tried
+            else state.last_description
+        )
+        if after is None:
+            state.no_edit_streak += 1
+            if state.no_edit_streak >= 2:
+                raise _Stop("stuck", "no applicable edit twice in a row")
+            return
+        state.no_edit_streak = 0
         same = after.signature() == state.current.signature()
         state.current = after
-        state.unverified = bool(after.selected)
         if same and not after.passed:
             raise _Stop("stuck", "the same failures after an edit")
 
     async def _attempt(
-        self, task: Task, state: _State, report: FixReport, plan: Plan | None
+        self,
+        task: Task,
+        state: _State,
+        report: FixReport,
+        plan: Plan | None,
+        seen: set[str] | None,
     ) -> tuple[JobResult, DiskEdit]:
-        """Run one job (planned, or ``plan``) and apply its answer; counts what it spent."""
+        """Run one job (planned, or ``plan``) and apply its answer; counts what it spent.
+        ``seen``: the edits proposed before, when proposing one again means stuck."""
         job = await self.session.run(task, meter=self.meter, on_event=self.on_event, plan=plan)
         for name, tally in job.tallies.items():
             report.tallies.setdefault(name, Tally()).merge(tally)
@@ -235,12 +287,13 @@ class FixLoop:
         signature = hashlib.sha256(
             repr(sorted((e.path, e.search, e.replace) for e in edits)).encode()
         ).hexdigest()
-        if edits and signature in state.seen_edits:
+        if seen is not None and edits and signature in seen:
             report.iterations.append(
                 Iteration(len(report.iterations) + 1, job, [], "the same edit again", None)
             )
             raise _Stop("stuck", "the same edit was proposed twice")
-        state.seen_edits.add(signature)
+        if seen is not None:
+            seen.add(signature)
         guard = None if self.allow_test_edits else test_guard(state.current)
         disk = await asyncio.to_thread(
             apply_output_to_disk,
@@ -284,12 +337,6 @@ class FixLoop:
         report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
         await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_END}: {report.outcome}")
         report.seconds = time.monotonic() - started
-
-
-def _floor_applies(job: JobResult) -> bool:
-    """A round whose conductor-written plan ran to its end and gave no usable answer."""
-    plan = job.plan
-    return job.outcome in ("done", "failed") and plan.call is not None and not plan.error
 
 
 def _state(run: TestRun) -> str:
