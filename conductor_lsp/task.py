@@ -6,6 +6,13 @@ from dataclasses import dataclass
 
 #: Most characters of one file shown to a model (the fix loop skips bigger files).
 MAX_FILE_CHARS = 60_000
+#: Most characters of test output (and of the previous round) in the conductor's brief.
+BRIEF_CHARS = 2_000
+
+
+def _head(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + "\n... [cut]"
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,26 @@ class Task:
     def editable(self) -> list[str]:
         """The paths of the files this task may change."""
         return [f.path for f in self.files if f.editable]
+
+    def brief(self, *, max_chars: int = BRIEF_CHARS) -> str:
+        """The task as the conductor sees it: what to do and what failed, and the files by
+        name and size only. It routes work, it does not write code; a short prompt keeps
+        its calls cheap (it is a paid model too) and fast on small local models."""
+        parts = [f"## Task\n{self.instruction.strip()}"]
+        if self.files:
+            lines = []
+            for f in self.files:
+                n = f.text.count("\n") + (not f.text.endswith("\n") and bool(f.text))
+                state = "may change" if f.editable else "read only"
+                lines.append(f"- `{f.path}` ({n} lines, {state})")
+            parts.append("## Files\n" + "\n".join(lines))
+        if self.diagnostics:
+            parts.append("## Diagnostics\n" + "\n".join(f"- {d}" for d in self.diagnostics))
+        if self.test_failures:
+            parts.append(f"## Failing tests\n{_head(self.test_failures, max_chars)}")
+        if self.previous:
+            parts.append(f"## Previous attempt\n{_head(self.previous, max_chars)}")
+        return "\n\n".join(parts)
 
     def render(self, *, max_file_chars: int = MAX_FILE_CHARS) -> str:
         """Task and context as Markdown; identical for every step so prompt caches hit."""

@@ -18,15 +18,17 @@ from rich.table import Table
 from rich.text import Text
 
 from ..config.load import load_config
-from ..config.schema import Config
+from ..config.schema import Config, LearnConfig
 from ..edits.paths import denied_by
 from ..errors import ConductorError
 from ..fix import checkpoint, undo
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..runtime.episodes import EpisodeLog
 from ..runtime.events import Event
 from ..runtime.session import Session
 from ..task import FileContext, Task
 from .doctor import report as doctor_report
+from .episodes import show_episodes
 from .evaluate import run_eval
 from .render import describe_event, plan_notes, plan_table, print_fix_report, print_result
 
@@ -71,6 +73,11 @@ def parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=None, help="results (JSONL; default: .conductor/eval/...)"
     )
     e.add_argument("--tasks", help="comma-separated task names to run (default: all)")
+    h = sub.add_parser("episodes", help="what the jobs recorded for the conductor to learn")
+    h.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    h.add_argument("--summary", action="store_true", help="counts per plan shape")
+    h.add_argument("--file", type=Path, help="an episodes file (default: [learn] episodes)")
+    h.add_argument("--config", type=Path, help="config file")
     s = sub.add_parser("serve", help="run the language server (stdio)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--log-file", help="also log to this file")
@@ -180,9 +187,19 @@ def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
         return 0
     chosen = undo.choose(root, args.ref)
     before = checkpoint.restore(root, chosen)
+    _episodes_of(root).undo(chosen.ref)  # the job's plans did not help, as episodes go
     console.print(f"restored {chosen.ref} ({chosen.label})", markup=False, highlight=False)
     console.print(f"the state it replaced is saved as {before.ref}", markup=False, highlight=False)
     return 0
+
+
+def _episodes_of(root: Path) -> EpisodeLog:
+    """The workspace's episode log, even when its configuration does not load."""
+    try:
+        learn = load_config(root).learn
+    except ConductorError:
+        return EpisodeLog(root / LearnConfig().episodes, root=root)
+    return EpisodeLog(root / learn.episodes if learn.record else None, root=root)
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -224,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _undo(root, args, console)
         if args.command == "eval":
             return asyncio.run(run_eval(root, args, console))
+        if args.command == "episodes":
+            return show_episodes(root, args, console)
         config = load_config(root, args.config, _overrides(args))
         if args.command == "fix":
             return asyncio.run(_fix(config, args, console))

@@ -64,7 +64,8 @@ def describe_workers(workers: Sequence[WorkerInfo]) -> str:
             "free" if w.price_in == 0 and w.price_out == 0 else f"${w.price_in:g}/${w.price_out:g}"
         )
         desc = w.description or f"{w.provider} model"
-        lines.append(f"{i}: {w.name}, {desc}, {price}")
+        kind = ", a tool: it cannot write code" if w.is_tool else ""
+        lines.append(f"{i}: {w.name}, {desc}{kind}, {price}")
     return "\n".join(lines)
 
 
@@ -115,5 +116,5 @@ def build_prompt(
         answer=_ANSWER[fmt],
         examples=_examples(workers, fmt),
     )
-    user = Template(tail).safe_substitute(task=task.render())
+    user = Template(tail).safe_substitute(task=task.brief())
     return ConductorPrompt(system=system.strip(), user=user.strip())

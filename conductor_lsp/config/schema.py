@@ -102,6 +102,20 @@ class FixConfig:
 
 
 @dataclass
+class LearnConfig:
+    record: bool = True
+    """Append an episode per plan to the episodes file, for `episodes` and `train`."""
+    episodes: str = ".conductor/episodes.jsonl"
+    """Where episodes go, relative to the workspace root."""
+    cost_weight: float = 10.0
+    """Reward lost per dollar a plan spends (the conductor's own calls included)."""
+    seconds_weight: float = 0.0
+    """Reward lost per second a plan takes (0: time does not count)."""
+    format_penalty: float = 0.2
+    """Reward lost when the conductor's answer was not a valid plan."""
+
+
+@dataclass
 class TraceConfig:
     dir: str = ".conductor/traces"
     """Where JSONL traces go, relative to the workspace root."""
@@ -116,6 +130,7 @@ class Config:
     test: TestConfig = field(default_factory=TestConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     fix: FixConfig = field(default_factory=FixConfig)
+    learn: LearnConfig = field(default_factory=LearnConfig)
     trace: TraceConfig = field(default_factory=TraceConfig)
     edits: EditsConfig = field(default_factory=EditsConfig)
     root: Path = field(default_factory=Path.cwd)
@@ -129,6 +144,7 @@ SECTIONS: dict[str, type] = {
     "test": TestConfig,
     "budget": BudgetConfig,
     "fix": FixConfig,
+    "learn": LearnConfig,
     "trace": TraceConfig,
     "edits": EditsConfig,
 }
@@ -141,6 +157,7 @@ __all__ = [
     "EditsConfig",
     "EndpointConfig",
     "FixConfig",
+    "LearnConfig",
     "TestConfig",
     "TraceConfig",
     "WorkerConfig",

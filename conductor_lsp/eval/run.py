@@ -77,6 +77,7 @@ async def run_one(
                 "test": {"command": task.test_command()},
                 "budget": {"max_iterations": max_iterations},
                 "trace": {"dir": str(trace_dir), "enabled": True},
+                "learn": {"episodes": str(traces.parent / (traces.name + "-episodes.jsonl"))},
             },
         )
         try:  # a configuration or checkpoint error is this pair's result, not the end

@@ -121,6 +121,8 @@ class FixLoop:
         self.allow_test_edits = cfg.fix.allow_test_edits
         self.floor = cfg.fix.floor
         self.meter = Meter(cfg.budget)
+        #: The job's id in episodes: its start checkpoint, which undo names too.
+        self.job_id = ""
         #: Called with every test run (the server turns failures into diagnostics).
         self.on_tests: Callable[[TestRun], None] = lambda run: None
 
@@ -146,6 +148,7 @@ class FixLoop:
             cp.create, self.root, f"{cp.JOB_START}: {self.instruction[:60]}"
         )
         self.note(0, f"checkpoint {start_cp.ref}")
+        self.job_id = start_cp.ref
         first = await self.tests(None)
         self.note(0, f"tests: {_state(first)}")
         report = FixReport("green", "", first, first, start_cp)
@@ -191,7 +194,7 @@ class FixLoop:
         if self.floor and self.session.conductor.asks_model:
             round_cp = await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_ROUND} {k}")
             ask = dataclasses.replace(task, previous=state.previous)
-            job, disk = await self._attempt(ask, state, report, None, None)
+            job, disk = await self._attempt(ask, state, report, None, None, k, "conductor")
             if job.plan.call is None or job.plan.error:  # it fell back: that was the baseline
                 await self._conclude(k, job, disk, state, report, "")
                 return
@@ -211,7 +214,8 @@ class FixLoop:
             self.session.config.conductor.max_steps,
             ask,
         ) if tried else None  # fmt: skip
-        job, disk = await self._attempt(ask, state, report, plan, state.seen_edits)
+        by = "baseline" if tried else ""
+        job, disk = await self._attempt(ask, state, report, plan, state.seen_edits, k, by)
         await self._conclude(k, job, disk, state, report, tried)
 
     async def _judge(
@@ -219,9 +223,11 @@ class FixLoop:
     ) -> TestRun | None:
         """Record an attempt and test it; None when it wrote nothing."""
         errors = disk.result.report()
+        episodes = self.session.episodes
         if not disk.written:
             # Say why truthfully: when the budget ended the job, that is the reason.
             why = job.reason if job.outcome == "budget" else errors or "the output held no edit"
+            episodes.outcome(job.episode, state.current, None, refused=why)
             self.note(k, f"no edit applied: {why.splitlines()[0]}")
             report.iterations.append(Iteration(k, job, [], why, None, by))
             state.last_description = describe_round(job, [], why, None)
@@ -235,6 +241,7 @@ class FixLoop:
         for line in disk.result.notes:
             self.note(k, line)
         after = await self.tests(state.current)
+        episodes.outcome(job.episode, state.current, after, applied=disk.written, refused=errors)
         self.note(k, f"tests: {_state(after)}")
         report.iterations.append(Iteration(k, job, disk.written, errors, after, by))
         state.last_description = describe_round(job, disk.written, errors, after)
@@ -274,10 +281,20 @@ class FixLoop:
         report: FixReport,
         plan: Plan | None,
         seen: set[str] | None,
+        k: int,
+        by: str,
     ) -> tuple[JobResult, DiskEdit]:
         """Run one job (planned, or ``plan``) and apply its answer; counts what it spent.
         ``seen``: the edits proposed before, when proposing one again means stuck."""
-        job = await self.session.run(task, meter=self.meter, on_event=self.on_event, plan=plan)
+        job = await self.session.run(
+            task,
+            meter=self.meter,
+            on_event=self.on_event,
+            plan=plan,
+            job=self.job_id,
+            round=k,
+            by=by,
+        )
         for name, tally in job.tallies.items():
             report.tallies.setdefault(name, Tally()).merge(tally)
         report.conductor.merge(job.conductor)

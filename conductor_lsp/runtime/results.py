@@ -40,6 +40,8 @@ class JobResult:
     #: The conductor's call that wrote the plan (no calls for plans that need no model).
     conductor: Tally = field(default_factory=Tally)
     trace_path: str = ""
+    #: The id of this job's episode record ('' when not recording).
+    episode: str = ""
 
     @property
     def output(self) -> str:

@@ -18,6 +18,7 @@ from ..task import Task
 from ..workers.pool import WorkerPool
 from .budget import Meter
 from .engine import Engine, plan_record
+from .episodes import EpisodeLog
 from .events import EventSink, JobDone, PlanReady, ignore
 from .results import JobResult
 from .trace import Trace, new_trace_path
@@ -48,10 +49,14 @@ class Session:
     config: Config
     conductor: Conductor = field(init=False)
     pool: WorkerPool = field(init=False)
+    episodes: EpisodeLog = field(init=False)
 
     def __post_init__(self) -> None:
         self.pool = WorkerPool(self.config)
         self.conductor = make_conductor(self.config.conductor)
+        learn = self.config.learn
+        path = self.config.root / learn.episodes if learn.record else None
+        self.episodes = EpisodeLog(path, self.pool.secrets(), self.config.root)
 
     def new_trace(self, label: str = "job") -> Trace:
         if not self.config.trace.enabled:
@@ -59,12 +64,17 @@ class Session:
         path = new_trace_path(self.config.root, self.config.trace.dir, label)
         return Trace(path, self.pool.secrets())
 
-    async def plan(self, task: Task, meter: Meter | None = None) -> Plan:
+    def infos(self, task: Task, meter: Meter) -> list[WorkerInfo]:
+        return self.pool.infos(task, meter.limits.max_cost - meter.cost)
+
+    async def plan(
+        self, task: Task, meter: Meter | None = None, infos: list[WorkerInfo] | None = None
+    ) -> Plan:
         """Ask the conductor, inside the job's budget: its call counts as a call, its cost as
         cost, and it may not outlast the time budget."""
         meter = meter or Meter(self.config.budget)
         meter.check()
-        infos = self.pool.infos(task, meter.limits.max_cost - meter.cost)
+        infos = infos if infos is not None else self.infos(task, meter)
         try:
             async with asyncio.timeout(meter.seconds_left()):
                 plan = await make_plan(self.conductor, task, infos, self.config.conductor.max_steps)
@@ -83,22 +93,39 @@ class Session:
         meter: Meter | None = None,
         plan: Plan | None = None,
         engine_ref: list[Engine] | None = None,
+        job: str = "",
+        round: int = 0,
+        by: str = "",
     ) -> JobResult:
-        """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel."""
+        """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel.
+        ``job``, ``round`` and ``by`` go into the episode record (which job, which round,
+        conductor or baseline)."""
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
         started = time.monotonic()
         try:
             trace.write("task", task=task.render())
+            infos = self.infos(task, meter)
             if plan is None:
                 try:
-                    plan = await self.plan(task, meter)
+                    plan = await self.plan(task, meter, infos)
                 except BudgetExceeded as e:
                     return self._stopped(str(e), started, trace, on_event)
             engine = Engine(self.pool, meter, on_event=on_event, trace=trace)
             if engine_ref is not None:
                 engine_ref.append(engine)
-            return await engine.run(plan, task, started=started)
+            result = await engine.run(plan, task, started=started)
+            result.episode = self.episodes.episode(
+                task,
+                infos,
+                self.config.conductor.max_steps,
+                self.conductor.name,
+                result,
+                job=job,
+                round=round,
+                by=by,
+            )
+            return result
         finally:
             trace.close()
 

@@ -89,6 +89,8 @@ class ServerJob:
     report: str = ""
     undo: dict[str, tuple[str, str]] = field(default_factory=dict)
     checkpoint_ref: str = ""
+    #: The job's id in episodes (editor jobs; a fix loop's is its checkpoint).
+    episode_job: str = ""
     started: float = field(default_factory=time.monotonic)
     steps_total: int = 0
     steps_done: int = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import uuid
 from pathlib import Path
 
 from lsprotocol import types
@@ -80,7 +81,10 @@ async def edit_job(
     task = Task(
         instruction, files=(FileContext(rel, text, selection),), diagnostics=tuple(diagnostics)
     )
-    result = await session.run(task, on_event=job.on_event, engine_ref=job.engines)
+    job.episode_job = f"editor-{uuid.uuid4().hex[:12]}"
+    result = await session.run(
+        task, on_event=job.on_event, engine_ref=job.engines, job=job.episode_job
+    )
     job.result = result
     if result.outcome != "done":
         job.report = job_report(job.title, result, [], "")
@@ -105,6 +109,9 @@ async def edit_job(
     )
     job.undo = applied.undo
     job.report = job_report(job.title, result, applied.paths, applied.errors)
+    session.episodes.outcome(
+        result.episode, None, None, applied=applied.paths, refused=applied.errors
+    )
     if applied.errors and not applied.paths:
         finish(
             ls,
@@ -255,6 +262,7 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
         before = {p: d.source for p, d in open_documents(ls).items()}
         await asyncio.to_thread(cp.restore, config.root, points[0])
         await sync_buffers(ls, before, job.title)
+        ls.session().episodes.undo(target.checkpoint_ref)
         finish(ls, job, "done", f"restored {points[0].ref}")
         return
     docs = {d.uri: d for d in open_documents(ls).values()}
@@ -273,6 +281,7 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
     texts = {Path(docs[uri].path).resolve(): (new, old) for uri, (old, new) in target.undo.items()}
     await replace_buffers(ls, texts, job.title)
     target.undo = {}
+    ls.session().episodes.undo(target.episode_job)
     finish(ls, job, "done", f"undid job {target.id}")
 
 

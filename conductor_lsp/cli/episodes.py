@@ -1,0 +1,74 @@
+"""``conductor-lsp episodes``: what was recorded, one line a plan, or a summary."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..config.load import load_config
+from ..errors import ConfigError
+from ..learn import Weights, reward, shape, summarize
+from ..runtime.episodes import read_episodes
+
+
+def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int:
+    config = load_config(root, args.config)
+    path = args.file or root / config.learn.episodes
+    episodes = read_episodes(path)
+    if not episodes:
+        if not path.is_file():
+            raise ConfigError(f"no episodes at {path} (jobs record them; see [learn] record)")
+        console.print(f"{path}: no episodes", markup=False)
+        return 0
+    weights = Weights.of(config.learn)
+    if args.summary:
+        console.print(summary_table(episodes, weights, str(path)))
+        return 0
+    for e in episodes:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(e.get("time") or 0)))
+        outcome = e.get("outcome") or {}
+        state = "green" if outcome.get("green") else ("tested" if outcome else "untested")
+        state += ", undone" if e["undone"] else ""
+        cost = float((e.get("result") or {}).get("cost") or 0.0)
+        console.print(
+            f"{when}  round {e.get('round', 0)}  {shape(e):<40}  {state:<16} "
+            f"${cost:.4f}  reward {reward(e, weights):+.3f}",
+            markup=False,
+            highlight=False,
+        )
+    return 0
+
+
+def summary_table(episodes: list[dict[str, Any]], weights: Weights, title: str) -> Table:
+    rows = summarize(episodes, weights)
+    table = Table(title=f"episodes ({title})")
+    for col in (
+        "plan shape",
+        "episodes",
+        "tested",
+        "green",
+        "green rate",
+        "$",
+        "$ per green",
+        "mean reward",
+    ):
+        table.add_column(col, justify="left" if col == "plan shape" else "right")
+    for r in rows:
+        per_green = "-" if r.cost_per_green is None else f"{r.cost_per_green:.4f}"
+        table.add_row(
+            r.shape,
+            str(r.episodes),
+            str(r.tested),
+            str(r.green),
+            f"{r.green_rate:.0%}",
+            f"{r.cost:.4f}",
+            per_green,
+            f"{r.reward / r.episodes:+.3f}",
+            style="bold" if r.shape == "all" else None,
+        )
+    return table

@@ -1,0 +1,57 @@
+"""The reward a plan earns, from its episode: one documented function.
+
+    reward = success - cost_weight * dollars - seconds_weight * seconds - format_penalty
+
+``success`` is 1 when the tests went green (and the user did not undo the job), else
+the fraction of the originally failing tests that now pass, or 0 if any test that
+passed before now fails, the answer was never tested, or the job was undone.
+``dollars`` and ``seconds`` are the whole job's, the conductor's own call included.
+``format_penalty`` applies when the conductor's answer was not a valid plan (and the
+baseline had to stand in for it). Weights come from ``[learn]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..config.schema import LearnConfig
+
+
+@dataclass(frozen=True)
+class Weights:
+    cost: float = LearnConfig.cost_weight
+    seconds: float = LearnConfig.seconds_weight
+    format_penalty: float = LearnConfig.format_penalty
+
+    @classmethod
+    def of(cls, learn: LearnConfig) -> Weights:
+        return cls(learn.cost_weight, learn.seconds_weight, learn.format_penalty)
+
+
+def success(outcome: dict[str, Any] | None, undone: bool = False) -> float:
+    """1 for green, else the share of the failing tests fixed; 0 if anything broke."""
+    if outcome is None or undone:
+        return 0.0
+    if outcome.get("green"):
+        return 1.0
+    before, after, broke = (
+        outcome.get("failing_before"),
+        outcome.get("failing_after"),
+        outcome.get("broke"),
+    )
+    if not before or after is None or broke:
+        return 0.0
+    return len(set(before) - set(after)) / len(set(before))
+
+
+def reward(episode: dict[str, Any], weights: Weights | None = None) -> float:
+    """The reward of one joined episode (see ``runtime.episodes.read_episodes``)."""
+    weights = weights or Weights()
+    result = episode.get("result") or {}
+    value = success(episode.get("outcome"), bool(episode.get("undone")))
+    value -= weights.cost * float(result.get("cost") or 0.0)
+    value -= weights.seconds * float(result.get("seconds") or 0.0)
+    if episode.get("fallback") and (episode.get("plan") or {}).get("conductor"):
+        value -= weights.format_penalty  # a model was asked, and its answer was no plan
+    return value

@@ -1,0 +1,117 @@
+"""Episodes from real use, and the reward the conductor learns from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsp_editor import job_end, run_command, session
+from standin import Behaviour, StandIn
+from test_accounting import FIX, PLAN, answer_by_model, cli, openai_conductor, workspace
+
+from conductor_lsp.learn import Weights, reward, success
+from conductor_lsp.runtime.episodes import read_episodes
+
+KEY = "sk-live-EPISODE-SECRET-77"
+
+
+def episode(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "type": "episode",
+        "id": "e1",
+        "job": "j1",
+        "plan": {"source": "openai", "steps": [{"worker": "big"}], "conductor": {"cost": 0.01}},
+        "fallback": "",
+        "result": {"cost": 0.05, "seconds": 10.0},
+        "outcome": {
+            "green": True,
+            "failing_before": ["t1", "t2"],
+            "failing_after": [],
+            "broke": [],
+        },
+        "undone": False,
+    }
+    base.update(kw)
+    return base
+
+
+def test_reward_on_hand_made_episodes() -> None:
+    w = Weights(cost=10.0, seconds=0.0, format_penalty=0.2)
+    assert reward(episode(), w) == pytest.approx(1 - 0.5)  # green, minus 10 x $0.05
+    half = {"green": False, "failing_before": ["t1", "t2"], "failing_after": ["t2"], "broke": []}
+    assert reward(episode(outcome=half), w) == pytest.approx(0.5 - 0.5)
+    broke = {**half, "broke": ["t9"]}
+    assert success(broke) == 0.0  # fixed one, broke another: worth nothing
+    assert success(episode()["outcome"], undone=True) == 0.0  # the user undid it
+    assert success(None) == 0.0  # never applied, never tested
+    assert success({"green": False, "failing_before": None, "failing_after": ["x"]}) == 0.0
+    fallback = episode(fallback="no plan found")
+    assert reward(fallback, w) == pytest.approx(1 - 0.5 - 0.2)  # a model was asked: penalty
+    static = episode(fallback="", plan={"source": "static", "steps": []})
+    assert reward(static, w) == pytest.approx(0.5)
+    timed = Weights(cost=0.0, seconds=0.01, format_penalty=0.0)
+    assert reward(episode(), timed) == pytest.approx(1 - 0.1)
+
+
+def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANNER_KEY", KEY)
+    conductor = openai_conductor(standin.url) + '\napi_key_env = "PLANNER_KEY"'
+    root = workspace(tmp_path / "ws", standin.url, conductor)
+    standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
+    out = cli("fix", str(root))
+    assert out.returncode == 0, out.stdout + out.stderr
+    path = root / ".conductor" / "episodes.jsonl"
+    raw = path.read_text()
+    assert KEY not in raw
+    records = [json.loads(line) for line in raw.splitlines()]
+    assert [r["type"] for r in records] == ["episode", "outcome"]
+    e, o = records
+    assert e["version"] == 1 and e["round"] == 1 and e["conductor"] == "openai"
+    assert [w["name"] for w in e["inputs"]["workers"]] == ["coder", "tests"]
+    assert "## Task" in e["inputs"]["task"] and "calc.py" in e["inputs"]["task"]
+    assert e["raw"] == PLAN and e["plan"]["steps"][0]["worker"] == "coder"
+    assert e["steps"][0]["usage"]["input_tokens"] > 0 and e["result"]["cost"] > 0
+    assert o["failing_before"] == ["test_calc.py::test_add"] and o["failing_after"] == []
+    assert o["green"] and o["applied"] == ["calc.py"]
+    summary = cli("episodes", str(root), "--summary")
+    assert (
+        summary.returncode == 0 and "openai: coder" in summary.stdout and "100%" in summary.stdout
+    )
+    assert cli("undo", str(root)).returncode == 0
+    (joined,) = read_episodes(path)
+    assert joined["undone"] and joined["outcome"]["green"]
+    assert success(joined["outcome"], joined["undone"]) == 0.0
+
+
+def test_record_false_records_nothing(tmp_path: Path, standin: StandIn) -> None:
+    root = workspace(tmp_path / "ws", standin.url, extra="[learn]\nrecord = false\n")
+    standin.push(Behaviour(text=FIX))
+    assert cli("fix", str(root)).returncode == 0
+    assert not (root / ".conductor" / "episodes.jsonl").exists()
+
+
+def test_damaged_lines_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "episodes.jsonl"
+    good = {"type": "episode", "id": "a", "job": "j"}
+    path.write_text(
+        json.dumps(good) + "\n{cut in the midd\n" + json.dumps({"type": "undo", "job": "j"}) + "\n"
+    )
+    (e,) = read_episodes(path)
+    assert e["id"] == "a" and e["undone"] and e["outcome"] is None
+
+
+async def test_an_editor_job_records_its_episode(tmp_path: Path, standin: StandIn) -> None:
+    root = workspace(tmp_path / "ws", standin.url)
+    standin.push(Behaviour(text=FIX))
+    async with session(root, "visual-studio-code") as (client, editor):
+        uri = editor.open(root / "calc.py")
+        res = await run_command(client, "conductor.fix", {"uri": uri})
+        end = await job_end(client, res["jobId"])
+        assert "edited calc.py" in end.message
+    (e,) = read_episodes(root / ".conductor" / "episodes.jsonl")
+    assert e["job"].startswith("editor-") and e["outcome"]["applied"] == ["calc.py"]
+    assert e["plan"]["source"] == "static"
