@@ -31,6 +31,8 @@ from .doctor import report as doctor_report
 from .episodes import show_episodes
 from .evaluate import run_eval
 from .render import describe_event, plan_notes, plan_table, print_fix_report, print_result
+from .train import add_parser as add_train_parser
+from .train import run_train
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -78,6 +80,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--summary", action="store_true", help="counts per plan shape")
     h.add_argument("--file", type=Path, help="an episodes file (default: [learn] episodes)")
     h.add_argument("--config", type=Path, help="config file")
+    add_train_parser(sub)
     s = sub.add_parser("serve", help="run the language server (stdio)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--log-file", help="also log to this file")
@@ -231,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.tcp, args.log_file)
             return 0
         root = (getattr(args, "path", None) or getattr(args, "root", None) or Path.cwd()).resolve()
-        if args.command == "eval":
+        if args.command in ("eval", "train"):
             root = Path.cwd().resolve()
         if not root.is_dir():
             raise ConductorError(f"workspace {root} is not a directory")
@@ -243,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_eval(root, args, console))
         if args.command == "episodes":
             return show_episodes(root, args, console)
+        if args.command == "train":
+            return run_train(root, args, console)
         config = load_config(root, args.config, _overrides(args))
         if args.command == "fix":
             return asyncio.run(_fix(config, args, console))

@@ -112,3 +112,22 @@ def worst_case_json_tokens(max_steps: int) -> int:
     characters a token (BPE tokens of JSON punctuation and text are longer)."""
     per_step = 2 * (SUBTASK_MAX_CHARS + 4) + 4 * max_steps + 3 * 24
     return 96 + max_steps * per_step
+
+
+def render_lists(ids: list[int], subtasks: list[str], access: list[object]) -> str:
+    """A plan in the grammar's own form (what constrained decoding writes), so fine-tuning
+    on recorded plans teaches exactly the text the grammar accepts."""
+
+    def sub(text: str) -> str:
+        clean = "".join(c if " " <= c <= "~" and c not in '"\\' else " " for c in text)
+        clean = " ".join(clean.split())[:SUBTASK_MAX_CHARS]
+        return f'"{clean.ljust(8, ".")}"'
+
+    def acc(value: object) -> str:
+        return '"all"' if value == "all" else "[" + ", ".join(str(j) for j in value) + "]"  # type: ignore[attr-defined]
+
+    return (
+        f"model_id = [{', '.join(str(i) for i in ids)}]\n"
+        f"subtasks = [{', '.join(sub(t) for t in subtasks)}]\n"
+        f"access_list = [{', '.join(acc(a) for a in access)}]"
+    )

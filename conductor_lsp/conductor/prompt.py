@@ -108,6 +108,13 @@ def _examples(workers: Sequence[WorkerInfo], fmt: Format) -> str:
 def build_prompt(
     task: Task, workers: Sequence[WorkerInfo], max_steps: int, fmt: Format = "lists"
 ) -> ConductorPrompt:
+    return prompt_for(task.brief(), workers, max_steps, fmt)
+
+
+def prompt_for(
+    brief: str, workers: Sequence[WorkerInfo], max_steps: int, fmt: Format = "lists"
+) -> ConductorPrompt:
+    """The prompt for a task already briefed (as episodes record it)."""
     head, tail = _template().split(_SPLIT, 1)
     system = Template(head).safe_substitute(
         workers=describe_workers(workers),
@@ -116,5 +123,5 @@ def build_prompt(
         answer=_ANSWER[fmt],
         examples=_examples(workers, fmt),
     )
-    user = Template(tail).safe_substitute(task=task.brief())
+    user = Template(tail).safe_substitute(task=brief)
     return ConductorPrompt(system=system.strip(), user=user.strip())

@@ -63,6 +63,18 @@ def _update(obj: Any, data: Any, prefix: str) -> None:
         setattr(obj, key, _check(value, hints[key], f"{prefix}.{key}"))
 
 
+def layered(base: typing.Mapping[str, Any], *more: typing.Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge settings layers (later wins), as plain data, before ``merge`` checks them."""
+    out: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for layer in more:
+        for key, value in layer.items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = layered(out[key], value)
+            else:
+                out[key] = value
+    return out
+
+
 def merge(cfg: Config, data: dict[str, Any], source: str) -> Config:
     """Merge one layer of settings (already parsed) into ``cfg`` in place."""
     if not isinstance(data, dict):
@@ -193,4 +205,4 @@ def _field_docs(cls: type) -> dict[str, str]:
     return out
 
 
-__all__ = ["describe_keys", "load_config", "merge", "read_toml", "validate"]
+__all__ = ["describe_keys", "layered", "load_config", "merge", "read_toml", "validate"]

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config.load import load_config
+from ..config.load import layered, load_config
 from ..errors import ConductorError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..runtime.session import Session
@@ -45,18 +45,6 @@ class TaskResult:
     error: str = ""
 
 
-def _layer(base: Mapping[str, Any], *more: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep-merge configuration layers (later wins)."""
-    out: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
-    for layer in more:
-        for key, value in layer.items():
-            if isinstance(value, dict) and isinstance(out.get(key), dict):
-                out[key] = _layer(out[key], value)
-            else:
-                out[key] = value
-    return out
-
-
 async def run_one(
     task: SuiteTask,
     strategy: str,
@@ -70,7 +58,7 @@ async def run_one(
     trace_dir = traces / strategy.replace(":", "-") / task.name
     with tempfile.TemporaryDirectory(prefix="conductor-eval-") as tmp:
         repo = prepare(task, Path(tmp))
-        overrides = _layer(
+        overrides = layered(
             base,
             layer,
             {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config.load import load_config
+from ..config.load import layered, load_config
 from ..config.schema import SECTIONS, Config
 from ..errors import ConfigError
 
@@ -68,18 +68,8 @@ class SettingsStack:
             if "configFile" in s:
                 server.config_file = str(s["configFile"])
         cfg_file = Path(server.config_file) if server.config_file else None
-        merged: dict[str, Any] = {}
-        for _, config, _ in self.layers:
-            _deep_merge(merged, config)
+        merged = layered({}, *(config for _, config, _ in self.layers))
         return load_config(root, cfg_file, merged or None), server
-
-
-def _deep_merge(into: dict[str, Any], more: dict[str, Any]) -> None:
-    for key, value in more.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _deep_merge(into[key], value)
-        else:
-            into[key] = value
 
 
 __all__ = ["Config", "ServerSettings", "SettingsStack"]

@@ -77,6 +77,35 @@ def pick_device(device: str) -> str:
     return "cpu"
 
 
+def encode_chat(tokenizer: Any, system: str, user: str) -> tuple[list[int], int]:
+    """Token ids for a system + user chat ready for the answer, and how many of them depend
+    on ``system`` alone (a cacheable prefix). Training tokenizes prompts the same way."""
+    if getattr(tokenizer, "chat_template", None):
+        msgs = [{"role": "system", "content": system}, {"role": "user", "content": _SENTINEL}]
+        text = tokenizer.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+    else:
+        text = f"{system}\n\nUser:\n{_SENTINEL}\n\nAssistant:\n"
+    head, tail = str(text).split(_SENTINEL, 1)
+    head_ids = list(tokenizer(head, add_special_tokens=False)["input_ids"])
+    rest_ids = list(tokenizer(user + tail, add_special_tokens=False)["input_ids"])
+    return head_ids + rest_ids, len(head_ids)
+
+
+def load_pretrained(model: str, device: str = "cpu") -> tuple[Any, Any]:
+    """(model, tokenizer) from a GGUF file (de-quantized) or a Hugging Face directory."""
+    import torch
+    import transformers
+
+    directory, gguf = split_model_path(model)
+    kw: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **kw)
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    loaded: Any = transformers.AutoModelForCausalLM.from_pretrained(
+        str(directory), dtype=dtype, **kw
+    )
+    return loaded.to(device), tokenizer
+
+
 class LocalModel:
     """A loaded causal LM with its tokenizer, and prefix caches."""
 
@@ -84,25 +113,18 @@ class LocalModel:
         # The GGUF loader draws its own progress bar; tqdm reads this when first imported.
         os.environ.setdefault("TQDM_DISABLE", "1")
         try:
-            import torch
+            import torch  # noqa: F401 - checked here, used by the loader
             import transformers
         except ImportError as e:
             raise BackendUnavailable(
                 "local models need torch and transformers: pip install 'conductor-lsp[local]'"
             ) from e
-        directory, gguf = split_model_path(model)
         self.path = model
         self.device = pick_device(device)
         started = time.monotonic()
-        kw: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **kw)
-        dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
-        loaded: Any = transformers.AutoModelForCausalLM.from_pretrained(
-            str(directory), dtype=dtype, **kw
-        )
-        self.model = loaded.to(self.device)
+        self.model, self.tokenizer = load_pretrained(model, self.device)
         self.model.eval()
         self.load_seconds = time.monotonic() - started
         self._prefixes: dict[tuple[int, ...], Any] = {}
@@ -118,16 +140,7 @@ class LocalModel:
 
     def encode_chat(self, system: str, user: str) -> tuple[list[int], int]:
         """Token ids for a chat, and how many of them depend on ``system`` alone."""
-        tok = self.tokenizer
-        if getattr(tok, "chat_template", None):
-            msgs = [{"role": "system", "content": system}, {"role": "user", "content": _SENTINEL}]
-            text = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
-        else:
-            text = f"{system}\n\nUser:\n{_SENTINEL}\n\nAssistant:\n"
-        head, tail = str(text).split(_SENTINEL, 1)
-        head_ids = list(tok(head, add_special_tokens=False)["input_ids"])
-        rest_ids = list(tok(user + tail, add_special_tokens=False)["input_ids"])
-        return head_ids + rest_ids, len(head_ids)
+        return encode_chat(self.tokenizer, system, user)
 
     def _prefix_cache(self, prefix: Sequence[int]) -> Any:
         import torch

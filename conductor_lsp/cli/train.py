@@ -1,0 +1,94 @@
+"""``conductor-lsp train``: a conductor that learns, from rollouts or from your episodes."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..config.defaults import find_smollm2
+from ..config.load import load_config
+from ..errors import ConfigError
+from ..eval.suite import load_suite
+from ..learn.grpo import Row, TrainOptions, split, train_grpo
+from ..learn.reward import Weights
+from ..learn.rollout import Pool, Rollouts
+from ..learn.sft import train_from_episodes
+from ..runtime.episodes import read_episodes
+
+
+def add_parser(sub: Any) -> None:
+    t = sub.add_parser("train", help="train the conductor (GRPO on a suite, or from episodes)")
+    t.add_argument("suite", type=Path, nargs="?", help="a task suite (not with --from-episodes)")
+    t.add_argument("--out", type=Path, required=True, help="folder for the trained conductor")
+    t.add_argument("--config", type=Path, help="config file: [conductor] model and [workers.*]")
+    t.add_argument(
+        "--from-episodes", type=Path, help="fine-tune on recorded plans that beat static"
+    )
+    t.add_argument("--steps", type=int, default=100, help="optimizer steps (default: 100)")
+    t.add_argument("--group", type=int, default=4, help="plans sampled per prompt (default: 4)")
+    t.add_argument("--batch", type=int, default=2, help="prompts per step (default: 2)")
+    t.add_argument("--lr", type=float, default=2e-4, help="learning rate (default: 2e-4)")
+    t.add_argument("--lora-rank", type=int, default=8, help="LoRA rank (default: 8)")
+    t.add_argument("--cost-weight", type=float, help="reward lost per $ (default: [learn])")
+    t.add_argument("--seconds", type=float, default=0.0, help="stop training after this long")
+    t.add_argument("--held-out", type=float, default=0.25, help="share of tasks held out")
+    t.add_argument("--jobs", type=int, default=2, help="rollouts run at once (default: 2)")
+    t.add_argument("--seed", type=int, default=0)
+
+
+def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
+    config = load_config(root, args.config)
+    model = config.conductor.model or str(find_smollm2() or "")
+    if not model:
+        raise ConfigError(
+            "train needs a conductor model: set [conductor] model (a GGUF file or an HF folder)"
+        )
+    learn = config.learn
+    weights = Weights(
+        args.cost_weight if args.cost_weight is not None else learn.cost_weight,
+        learn.seconds_weight,
+        learn.format_penalty,
+    )
+    options = TrainOptions(
+        steps=args.steps,
+        group=args.group,
+        batch=args.batch,
+        learning_rate=args.lr,
+        lora_rank=args.lora_rank,
+        seconds=args.seconds,
+        seed=args.seed,
+    )
+    log = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
+    if args.from_episodes:
+        episodes = read_episodes(args.from_episodes)
+        report = train_from_episodes(model, episodes, args.out, options, weights, log)
+        log(f"trained on {report['examples']} plans in {report['seconds']:.0f}s: {args.out}")
+        return 0
+    if args.suite is None:
+        raise ConfigError("train needs a SUITE (or --from-episodes FILE)")
+    tasks = load_suite(args.suite)
+    # Rollouts run in copies of the tasks: the workspace's configuration goes with them.
+    base: dict[str, Any] = {"budget": asdict(config.budget), "edits": asdict(config.edits)}
+    pool = Pool("config", {n: asdict(w) for n, w in config.workers.items()})
+    rollouts = Rollouts(base, weights, config.conductor.max_steps, args.jobs)
+    train_tasks, held_tasks = split(tasks, args.held_out, args.seed, lambda t: t.kind)
+    report = train_grpo(
+        model,
+        [Row(t, pool) for t in train_tasks],
+        [Row(t, pool) for t in held_tasks],
+        rollouts,
+        options,
+        args.out,
+        log,
+    )
+    before, after = report["before"], report["after"]
+    log(
+        f"held-out mean reward {before['reward']:+.3f} -> {after['reward']:+.3f}, solved "
+        f"{before['solved']} -> {after['solved']} of {after['rows']}; {args.out} "
+        f'(use it: [conductor] backend = "transformers", model = "{args.out}")'
+    )
+    return 0

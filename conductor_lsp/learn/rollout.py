@@ -1,0 +1,172 @@
+"""Rollouts: run a plan the conductor wrote, for real, and score it.
+
+A rollout takes a suite task, a worker pool and a plan's text; in a fresh copy of the
+task it runs the plan through the engine on the pool's workers, applies the answer
+(the tests themselves protected) and runs the task's tests. The score is the reward
+of ``learn.reward`` over the resulting episode, so training and recorded use agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..conductor.parse import parse_for_workers
+from ..config.load import layered, load_config
+from ..config.schema import Config
+from ..edits.workspace import apply_output_to_disk
+from ..errors import ConductorError, PlanError
+from ..eval.suite import SuiteTask, prepare
+from ..fix.context import context_files
+from ..fix.guard import test_guard
+from ..protocols import WorkerInfo
+from ..runtime.budget import Meter
+from ..runtime.episodes import failing_ids
+from ..runtime.session import Session
+from ..task import Task
+from ..testrun import TestRun, run_tests
+from .reward import Weights, reward
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A worker pool as configuration: ``[workers.NAME]`` tables, in the conductor's order."""
+
+    name: str
+    workers: Mapping[str, Mapping[str, Any]]
+
+
+@dataclass
+class Rollout:
+    reward: float
+    valid: bool
+    green: bool = False
+    success: float = 0.0
+    cost: float = 0.0
+    seconds: float = 0.0
+    steps: int = 0
+    error: str = ""
+
+
+@dataclass
+class Start:
+    """A task's starting point, the same for every rollout: its first test run and the
+    files the fix loop would show."""
+
+    run: TestRun
+    files: tuple[Any, ...]
+
+
+@dataclass
+class Rollouts:
+    """Runs rollouts for tasks and pools, with a shared base configuration."""
+
+    base: Mapping[str, Any]
+    weights: Weights
+    max_steps: int = 5
+    concurrency: int = 2
+    _starts: dict[str, Start] = field(default_factory=dict)
+    _lock: asyncio.Lock | None = None
+
+    def config(self, repo: Path, task: SuiteTask, pool: Pool) -> Config:
+        return load_config(
+            repo,
+            overrides=layered(
+                self.base,
+                {
+                    "workers": {n: dict(w) for n, w in pool.workers.items()},
+                    "conductor": {"backend": "static", "max_steps": self.max_steps},
+                    "test": {"command": task.test_command()},
+                    "trace": {"enabled": False},
+                    "learn": {"record": False},
+                },
+            ),
+        )
+
+    def infos(self, task: SuiteTask, pool: Pool) -> list[WorkerInfo]:
+        """What the conductor is told about ``pool`` (workers are not contacted)."""
+        with tempfile.TemporaryDirectory(prefix="conductor-pool-") as tmp:
+            session = Session(self.config(Path(tmp), task, pool))
+            return session.pool.infos()
+
+    async def start(self, task: SuiteTask) -> Start:
+        """The task's first test run and context, computed once."""
+        if task.name not in self._starts:
+            with tempfile.TemporaryDirectory(prefix="conductor-start-") as tmp:
+                repo = prepare(task, Path(tmp))
+                run = await run_tests(task.test_command(), repo, 120)
+                files = await asyncio.to_thread(context_files, repo, run, [], [])
+            self._starts[task.name] = Start(run, tuple(files))
+        return self._starts[task.name]
+
+    async def task_view(self, task: SuiteTask) -> Task:
+        """The task as the fix loop's first round shows it."""
+        start = await self.start(task)
+        return Task(task.instruction, start.files, test_failures=start.run.summary())
+
+    async def run(self, task: SuiteTask, pool: Pool, plan_text: str) -> Rollout:
+        """Score one plan for one task and pool (never raises for a bad plan)."""
+        start = await self.start(task)
+        with tempfile.TemporaryDirectory(prefix="conductor-rollout-") as tmp:
+            repo = prepare(task, Path(tmp))
+            session = Session(self.config(repo, task, pool))
+            try:
+                return await self._run(task, start, repo, session, plan_text)
+            finally:
+                await session.aclose()
+
+    async def _run(
+        self, task: SuiteTask, start: Start, repo: Path, session: Session, plan_text: str
+    ) -> Rollout:
+        infos = session.pool.infos()
+        try:
+            plan = parse_for_workers(plan_text, infos, max_steps=self.max_steps, source="train")
+        except PlanError as e:
+            return Rollout(-self.weights.format_penalty, False, error=str(e))
+        view = Task(task.instruction, start.files, test_failures=start.run.summary())
+        job = await session.run(view, plan=plan, meter=Meter(session.config.budget))
+        disk = await asyncio.to_thread(
+            apply_output_to_disk,
+            repo,
+            job.output,
+            session.config.edits,
+            targets=view.editable(),
+            guard=test_guard(start.run),
+        )
+        after = await run_tests(task.test_command(), repo, 120) if disk.written else None
+        was, now = failing_ids(start.run), failing_ids(after)
+        green = bool(after is not None and after.passed)
+        outcome = {
+            "green": green,
+            "failing_before": was,
+            "failing_after": now,
+            "broke": None if was is None or now is None else sorted(set(now) - set(was)),
+        }
+        episode = {"outcome": outcome, "result": {"cost": job.cost, "seconds": job.seconds}}
+        value = reward(episode, self.weights)
+        return Rollout(
+            value,
+            True,
+            green=green,
+            success=value + self.weights.cost * job.cost + self.weights.seconds * job.seconds,
+            cost=job.cost,
+            seconds=job.seconds,
+            steps=len(plan.steps),
+        )
+
+    async def many(self, items: Sequence[tuple[SuiteTask, Pool, str]]) -> list[Rollout]:
+        """Rollouts side by side, at most ``concurrency`` at once; errors become rollouts."""
+        limit = asyncio.Semaphore(max(1, self.concurrency))
+
+        async def one(task: SuiteTask, pool: Pool, text: str) -> Rollout:
+            async with limit:
+                try:
+                    return await self.run(task, pool, text)
+                except ConductorError as e:  # a worker or checkpoint error: scored, not fatal
+                    return Rollout(0.0, True, error=str(e))
+
+        return list(await asyncio.gather(*(one(*item) for item in items)))

@@ -1,0 +1,155 @@
+"""``train --from-episodes``: learn from your own recorded plans, with no rollouts to pay for.
+
+Rejection-sampling fine-tuning: of the plans a model wrote in real use, keep those whose
+reward beat the static baseline on the same task, and fine-tune a LoRA adapter to write
+them (in the grammar's own form) for the prompt they answered. The baseline's reward is
+that of the baseline attempt in the same round when the floor ran one, else the mean of
+the static plans recorded for the same task; with neither, only green plans are kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..conductor.grammar import render_lists
+from ..conductor.prompt import prompt_for
+from ..protocols import WorkerInfo
+from .grpo import TrainOptions, _import_training, quiet
+from .reward import Weights, reward
+
+
+def _is_conductor(e: dict[str, Any]) -> bool:
+    plan = e.get("plan") or {}
+    return bool(plan.get("conductor")) and not e.get("fallback") and bool(plan.get("steps"))
+
+
+def _baselines(
+    episodes: Sequence[dict[str, Any]], weights: Weights
+) -> tuple[dict[Any, float], dict[str, list[float]]]:
+    by_round: dict[Any, float] = {}
+    by_task: dict[str, list[float]] = {}
+    for e in episodes:
+        if _is_conductor(e) or e.get("outcome") is None:
+            continue
+        value = reward(e, weights)
+        if e.get("by") == "baseline":
+            by_round[(e.get("job"), e.get("round"))] = value
+        by_task.setdefault(str((e.get("inputs") or {}).get("task")), []).append(value)
+    return by_round, by_task
+
+
+def accepted(
+    episodes: Sequence[dict[str, Any]], weights: Weights
+) -> list[tuple[dict[str, Any], float, float | None]]:
+    """(episode, its reward, the baseline's reward or None) for the plans worth learning."""
+    by_round, by_task = _baselines(episodes, weights)
+    out = []
+    for e in episodes:
+        if not _is_conductor(e) or e.get("outcome") is None or e.get("undone"):
+            continue
+        value = reward(e, weights)
+        base = by_round.get((e.get("job"), e.get("round")))
+        if base is None:
+            same = by_task.get(str((e.get("inputs") or {}).get("task")))
+            base = sum(same) / len(same) if same else None
+        good = value > base if base is not None else bool((e.get("outcome") or {}).get("green"))
+        if good:
+            out.append((e, value, base))
+    return out
+
+
+def example(e: dict[str, Any]) -> dict[str, Any]:
+    """The prompt the episode's conductor saw, and its plan in the grammar's form."""
+    inputs = e["inputs"]
+    workers = [WorkerInfo(**w) for w in inputs["workers"]]
+    names = [w.name for w in workers]
+    prompt = prompt_for(inputs["task"], workers, int(inputs.get("max_steps", 5)))
+    steps = e["plan"]["steps"]
+    text = render_lists(
+        [names.index(s["worker"]) for s in steps],
+        [s["subtask"] for s in steps],
+        [s["access"] for s in steps],
+    )
+    return {
+        "prompt": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user},
+        ],
+        "completion": [{"role": "assistant", "content": text}],
+    }
+
+
+def train_from_episodes(
+    model_path: str,
+    episodes: Sequence[dict[str, Any]],
+    out: Path,
+    options: TrainOptions,
+    weights: Weights,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Fine-tune on the accepted plans; writes the same folder as GRPO does."""
+    trl = _import_training()
+    import torch
+    from datasets import Dataset
+    from peft import LoraConfig
+
+    from ..workers.local_model import load_pretrained
+    from .progress import save_outputs
+
+    chosen = accepted(episodes, weights)
+    log(f"{len(chosen)} of {len(episodes)} recorded plans beat the baseline")
+    if not chosen:
+        raise ValueError("no recorded plan beat the static baseline: nothing to learn from yet")
+    started = time.monotonic()
+    out.mkdir(parents=True, exist_ok=True)
+    model, tokenizer = load_pretrained(model_path, "cuda" if torch.cuda.is_available() else "cpu")
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    dataset = Dataset.from_list([example(e) for e, _, _ in chosen])
+    args = trl.SFTConfig(
+        output_dir=str(out / "checkpoints"),
+        max_steps=options.steps,
+        per_device_train_batch_size=options.batch,
+        max_length=None,  # prompts are long (the pool, the rules); the plan must not be cut
+        learning_rate=options.learning_rate,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        disable_tqdm=True,
+        seed=options.seed,
+        use_cpu=not torch.cuda.is_available(),
+    )
+    trainer = trl.SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=LoraConfig(
+            r=options.lora_rank,
+            lora_alpha=2 * options.lora_rank,
+            target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
+            task_type="CAUSAL_LM",
+        ),
+    )
+    quiet(trainer)
+    trainer.train()
+    history = [
+        {"step": h["step"], "reward": -float(h["loss"])}
+        for h in trainer.state.log_history
+        if "loss" in h and "step" in h
+    ]
+    report = {
+        "model": model_path,
+        "mode": "from-episodes (rejection-sampling fine-tuning)",
+        "options": asdict(options),
+        "examples": len(chosen),
+        "rewards": [{"reward": r, "baseline": b} for _, r, b in chosen],
+        "seconds": time.monotonic() - started,
+        "steps": trainer.state.global_step,
+    }
+    save_outputs(trainer.accelerator.unwrap_model(trainer.model), tokenizer, out, report, history)
+    return report

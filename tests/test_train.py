@@ -1,0 +1,166 @@
+"""The conductor learns: GRPO with TRL and a LoRA adapter, and the offline path from
+episodes, each end to end for a few steps on a tiny random model built here, with
+stand-in workers and rewards from real test runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from standin import Seen, StandIn
+
+from conductor_lsp import ConductorConfig, Task
+from conductor_lsp.eval import load_suite
+from conductor_lsp.learn.grpo import TrainOptions
+from conductor_lsp.learn.reward import Weights
+from conductor_lsp.learn.sft import accepted, example, train_from_episodes
+from conductor_lsp.protocols import WorkerInfo
+
+pytest.importorskip("trl")
+pytest.importorskip("peft")
+SUITE = Path(__file__).resolve().parents[1] / "bench" / "tasks"
+TASKS = {t.name: t for t in load_suite(SUITE)}
+INFOS = [
+    WorkerInfo("quick", "cheap", 1.0, 1.0, "openai-compatible"),
+    WorkerInfo("strong", "solves all", 10.0, 10.0, "openai-compatible"),
+    WorkerInfo("tests", "runs the tests", 0.0, 0.0, "tests", is_tool=True),
+]
+
+
+def knows_the_fix(seen: Seen) -> str:
+    """The stand-in's "strong" model answers with the task's known fix."""
+    if seen.body.get("model") != "strong":
+        return "I am not sure."
+    prompt = json.dumps(seen.body)
+    for task in TASKS.values():
+        code = [f for f in task.files() if not f.startswith(("test_", "conftest"))]
+        if all(f"## File `{f}`" in prompt for f in code):
+            return task.solution
+    return "no idea"
+
+
+def suite_of(tmp_path: Path, names: list[str]) -> Path:
+    suite = tmp_path / "suite"
+    for name in names:
+        (suite / name).mkdir(parents=True)
+        for f in (SUITE / name).iterdir():
+            (suite / name / f.name).write_bytes(f.read_bytes())
+    return suite
+
+
+async def plans_with(out: Path) -> object:
+    from conductor_lsp.conductor.transformers import TransformersConductor
+
+    conductor = TransformersConductor(
+        ConductorConfig(backend="transformers", model=str(out), max_steps=3)
+    )
+    return await conductor.plan(Task("Fix add() in calc.py"), INFOS, 3)
+
+
+async def test_grpo_trains_saves_and_the_result_plans(
+    tmp_path: Path, standin: StandIn, tiny_model_dir: Path
+) -> None:
+    standin.responder = knows_the_fix
+    suite = suite_of(tmp_path, ["add_sub", "is_even", "impl_digits_sum", "reverse"])
+    config = tmp_path / "train.toml"
+    config.write_text(
+        f'[conductor]\nmodel = "{tiny_model_dir}"\nmax_steps = 3\n'
+        f'[workers.quick]\nprovider = "openai-compatible"\nmodel = "quick"\n'
+        f'base_url = "{standin.url}/v1"\nprice_in = 1.0\nprice_out = 1.0\nmax_retries = 0\n'
+        f'[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\n'
+        f'base_url = "{standin.url}/v1"\nprice_in = 10.0\nprice_out = 10.0\nmax_retries = 0\n'
+    )
+    out = tmp_path / "trained"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    args = ["--steps", "2", "--group", "2", "--batch", "2", "--held-out", "0.5", "--jobs", "2"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "conductor_lsp.cli", "train", str(suite), "--out", str(out),
+         "--config", str(config), *args],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "held-out mean reward" in proc.stdout
+    report = json.loads((out / "train.json").read_text())
+    assert report["steps"] == 2 and report["after"]["rows"] == 2 and report["before"]["rows"] == 2
+    metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in metrics] == [1, 2]
+    # Rewards come from real runs: a valid plan on "strong" makes the tests pass.
+    assert all(m["valid"] == 1.0 for m in metrics)  # constrained sampling: always a plan
+    assert any(m["green"] > 0 for m in metrics) or report["before"]["solved"] > 0
+    assert (out / "adapter" / "adapter_config.json").is_file()
+    assert (out / "config.json").is_file() and (out / "reward.png").stat().st_size > 1000
+    assert list((out / "checkpoints").glob("checkpoint-*"))  # resumable
+    plan = await plans_with(out)  # the merged model loads as a conductor, grammar and all
+    assert plan.source == "transformers" and 1 <= len(plan.steps) <= 3  # type: ignore[attr-defined]
+    if sys.platform == "linux" or sys.platform == "darwin":
+        pytest.importorskip("mlx_lm")
+        from conductor_lsp.conductor.mlx import MLXConductor
+
+        mlx = MLXConductor(ConductorConfig(backend="mlx", model=str(out), max_steps=3))
+        plan = await mlx.plan(Task("Fix add() in calc.py"), INFOS, 3)
+        assert plan.source == "mlx" and 1 <= len(plan.steps) <= 3
+
+
+def recorded(tmp_path: Path) -> list[dict[str, object]]:
+    """Episodes as a fix loop records them: a conductor plan that beat the baseline, one
+    that did not, and the baseline attempts they are compared with."""
+    workers = [
+        {"name": w.name, "description": w.description, "price_in": w.price_in,
+         "price_out": w.price_out, "provider": w.provider, "is_tool": w.is_tool,
+         "strength": 0, "affordable": True}
+        for w in INFOS
+    ]  # fmt: skip
+
+    def ep(
+        job: str, by: str, worker: str, green: bool, cost: float, conductor: bool
+    ) -> dict[str, object]:
+        plan: dict[str, object] = {
+            "source": "openai" if conductor else "static",
+            "steps": [{"worker": worker, "subtask": "Fix add() now", "access": "all"}],
+        }
+        if conductor:
+            plan["conductor"] = {"cost": 0.0}
+        return {
+            "type": "episode", "id": f"{job}-{by}", "job": job, "round": 1, "by": by,
+            "inputs": {"task": "## Task\nFix add()", "workers": workers, "max_steps": 3},
+            "plan": plan, "fallback": "", "result": {"cost": cost, "seconds": 1.0},
+            "outcome": {"green": green, "failing_before": ["t"], "broke": [],
+                        "failing_after": [] if green else ["t"]},
+            "undone": False,
+        }  # fmt: skip
+
+    return [
+        ep("j1", "conductor", "quick", True, 0.001, True),  # green and cheap: learn it
+        ep("j2", "conductor", "quick", False, 0.001, True),  # failed: the baseline won
+        ep("j2", "baseline", "strong", True, 0.01, False),
+    ]
+
+
+def test_only_plans_that_beat_the_baseline_are_kept(tmp_path: Path) -> None:
+    chosen = accepted(recorded(tmp_path), Weights(cost=10.0))
+    assert [e["id"] for e, _, _ in chosen] == ["j1-conductor"]
+    ex = example(chosen[0][0])
+    assert ex["completion"][0]["content"].startswith("model_id = [0]\nsubtasks = [")
+    assert "0: quick, cheap" in ex["prompt"][0]["content"]
+
+
+async def test_training_from_episodes_saves_a_conductor_that_plans(
+    tmp_path: Path, tiny_model_dir: Path
+) -> None:
+    out = tmp_path / "from-episodes"
+    report = train_from_episodes(
+        str(tiny_model_dir),
+        recorded(tmp_path),
+        out,
+        TrainOptions(steps=2, batch=1),
+        Weights(cost=10.0),
+        log=lambda line: None,
+    )
+    assert report["examples"] == 1 and report["steps"] == 2
+    assert (out / "adapter" / "adapter_config.json").is_file()
+    plan = await plans_with(out)
+    assert plan.source == "transformers"  # type: ignore[attr-defined]
