@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp import BackendUnavailable, ConfigError, PlanError, Task
+from conductor_lsp import BackendUnavailable, ConfigError, FileContext, PlanError, Task
 from conductor_lsp.conductor import StaticConductor, build_prompt, parse_plan, static_plan
 from conductor_lsp.conductor.grammar import plan_grammar
 from conductor_lsp.conductor.static import pipeline_plan
@@ -78,10 +78,16 @@ def test_prompt_lists_workers_by_id_with_price_and_keeps_prefix_fixed() -> None:
     p1 = build_prompt(TASK, INFOS, 5)
     p2 = build_prompt(Task("Something else entirely"), INFOS, 5)
     assert "0: cheap, fast small model, $0.1/$0.4" in p1.system
-    assert "2: tests, runs tests, free" in p1.system
+    assert "2: tests, runs tests, a tool: it cannot write code, free" in p1.system
     assert "model_id = [" in p1.system and "access_list" in p1.system
     assert p1.system == p2.system  # the cacheable prefix does not depend on the task
     assert "add(2, 2) == 4" in p1.user and "add(2, 2)" not in p1.system
+    # The examples use the pool's own workers: the strongest (1) alone, then cheap (0) first.
+    assert "model_id = [1]" in p1.system and "model_id = [0, 1]" in p1.system
+    # The conductor sees the task briefly: files by name and size, never their text.
+    files = Task("Fix it", files=(FileContext("calc.py", "SECRET_BODY = 1\n"),))
+    brief = build_prompt(files, INFOS, 5).user
+    assert "`calc.py` (1 lines, may change)" in brief and "SECRET_BODY" not in brief
 
 
 @pytest.mark.parametrize(

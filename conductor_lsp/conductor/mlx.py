@@ -7,7 +7,6 @@ directory; GGUF files are not read by mlx-lm.
 
 from __future__ import annotations
 
-import asyncio
 import platform
 import threading
 import time
@@ -17,13 +16,12 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..plan import ConductorCall, Plan
+from ..plan import Plan
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..usage import Usage
 from ..workers.local_model import Generation, has_module
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import plan_from_output
+from .parse import plan_in_thread
 from .prompt import build_prompt
 
 
@@ -157,17 +155,14 @@ class MLXConductor:
         )
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        self._stop.clear()
-        try:
-            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
-        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
-        cost = usage.cost(self.config.price_in, self.config.price_out)
-        call = ConductorCall(usage, cost, g.seconds, self.name)
-        return await asyncio.to_thread(  # untrusted text: parsed off the event loop
-            plan_from_output, g.text, workers, max_steps=max_steps, source=self.name, call=call
+        return await plan_in_thread(
+            self.generate,
+            self._stop,
+            task,
+            workers,
+            max_steps,
+            source=self.name,
+            config=self.config,
         )
 
     async def aclose(self) -> None:

@@ -7,11 +7,14 @@ slices (never ``eval``), and every failure becomes a ``PlanError``.
 from __future__ import annotations
 
 import ast
+import asyncio
 import dataclasses
 import json
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
+from ..config.schema import ConductorConfig
 from ..errors import PlanError
 from ..plan import (
     DEFAULT_MAX_STEPS,
@@ -25,6 +28,9 @@ from ..plan import (
     validate_plan,
 )
 from ..protocols import WorkerInfo
+from ..task import Task
+from ..usage import Usage
+from ..workers.local_model import Generation
 
 MAX_INPUT_CHARS = 200_000
 _THINK_END = re.compile(r"</think>", re.I)
@@ -279,3 +285,28 @@ def plan_from_output(
     except PlanError as e:
         return Plan(steps=(), source=source, raw=text, call=call, error=str(e))
     return dataclasses.replace(plan, call=call)
+
+
+async def plan_in_thread(
+    generate: Callable[..., Generation],
+    stop: threading.Event,
+    task: Task,
+    workers: Sequence[WorkerInfo],
+    max_steps: int,
+    *,
+    source: str,
+    config: ConductorConfig,
+) -> Plan:
+    """The in-process backends' ``plan``: decode in a thread (stoppable when the job is
+    cancelled), then parse the untrusted text off the event loop too, and price the call."""
+    stop.clear()
+    try:
+        g = await asyncio.to_thread(generate, task, workers, max_steps)
+    except asyncio.CancelledError:
+        stop.set()
+        raise
+    usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
+    call = ConductorCall(usage, usage.cost(config.price_in, config.price_out), g.seconds, source)
+    return await asyncio.to_thread(
+        plan_from_output, g.text, workers, max_steps=max_steps, source=source, call=call
+    )

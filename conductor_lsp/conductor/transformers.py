@@ -7,20 +7,18 @@ and (unlike lm-format-enforcer at the time of writing) supports transformers 5.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..plan import ConductorCall, Plan
+from ..plan import Plan
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..usage import Usage
 from ..workers.local_model import Generation, LocalModel, has_module, local_models_available
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import plan_from_output
+from .parse import plan_in_thread
 from .prompt import build_prompt
 
 
@@ -91,18 +89,14 @@ class TransformersConductor:
         )
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        self._stop.clear()
-        try:
-            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
-        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
-        call = ConductorCall(
-            usage, usage.cost(self.config.price_in, self.config.price_out), g.seconds, self.name
-        )
-        return await asyncio.to_thread(  # untrusted text: parsed off the event loop
-            plan_from_output, g.text, workers, max_steps=max_steps, source=self.name, call=call
+        return await plan_in_thread(
+            self.generate,
+            self._stop,
+            task,
+            workers,
+            max_steps,
+            source=self.name,
+            config=self.config,
         )
 
     async def aclose(self) -> None:

@@ -19,15 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..fix.checkpoint import GIT_IDENTITY
 
 TASK_FILE = "task.toml"
 KINDS = ("bugfix", "implement")
-_GIT = {
-    "GIT_AUTHOR_NAME": "conductor-lsp",
-    "GIT_AUTHOR_EMAIL": "conductor-lsp@localhost",
-    "GIT_COMMITTER_NAME": "conductor-lsp",
-    "GIT_COMMITTER_EMAIL": "conductor-lsp@localhost",
-}
 
 
 @dataclass(frozen=True)
@@ -96,7 +91,7 @@ def prepare(task: SuiteTask, into: Path) -> Path:
     shutil.copytree(
         task.path, repo, ignore=shutil.ignore_patterns(TASK_FILE, "__pycache__", ".pytest_cache")
     )
-    env = {**os.environ, **_GIT}
+    env = {**os.environ, **GIT_IDENTITY}
     for argv in (
         ["git", "init", "-q"],
         ["git", "add", "-A"],

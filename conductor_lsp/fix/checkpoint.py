@@ -44,7 +44,7 @@ JOB_ROUND = "round start"
 JOB_BEST = "best state"
 JOB_END = "after fix"
 BEFORE_UNDO = "before undo"
-_IDENTITY = {
+GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "conductor-lsp",
     "GIT_AUTHOR_EMAIL": "conductor-lsp@localhost",
     "GIT_COMMITTER_NAME": "conductor-lsp",
@@ -83,7 +83,7 @@ def _temp_index(repo: object) -> Iterator[dict[str, str]]:
     os.close(fd)
     os.unlink(path)  # git wants to create it
     try:
-        yield {**_IDENTITY, "GIT_INDEX_FILE": path}
+        yield {**GIT_IDENTITY, "GIT_INDEX_FILE": path}
     finally:
         Path(path).unlink(missing_ok=True)
         Path(path + ".lock").unlink(missing_ok=True)

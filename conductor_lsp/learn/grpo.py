@@ -124,6 +124,18 @@ class Prompts:
             self.keys[prompt.system] = grammar_key(prompt, rollouts.max_steps)
 
 
+def lora(options: TrainOptions) -> Any:
+    """The adapter trained: every attention projection, at the chosen rank."""
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=options.lora_rank,
+        lora_alpha=2 * options.lora_rank,
+        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
+        task_type="CAUSAL_LM",
+    )
+
+
 def quiet(trainer: Any) -> None:
     """Our progress bar and metrics.jsonl say it all: no log dicts printed, no shard bars."""
     from transformers import PrinterCallback
@@ -176,7 +188,6 @@ def train_grpo(
     trl = _import_training()
     import torch
     from datasets import Dataset
-    from peft import LoraConfig
 
     from ..workers.local_model import load_pretrained
     from .progress import TrainingProgress, save_outputs
@@ -246,12 +257,7 @@ def train_grpo(
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=LoraConfig(
-            r=options.lora_rank,
-            lora_alpha=2 * options.lora_rank,
-            target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
-            task_type="CAUSAL_LM",
-        ),
+        peft_config=lora(options),
         rollout_func=rollout_func,
         callbacks=[progress],
     )

@@ -18,7 +18,7 @@ from typing import Any
 from ..conductor.grammar import render_lists
 from ..conductor.prompt import prompt_for
 from ..protocols import WorkerInfo
-from .grpo import TrainOptions, _import_training, quiet
+from .grpo import TrainOptions, _import_training, lora, quiet
 from .reward import Weights, reward
 
 
@@ -95,7 +95,6 @@ def train_from_episodes(
     trl = _import_training()
     import torch
     from datasets import Dataset
-    from peft import LoraConfig
 
     from ..workers.local_model import load_pretrained
     from .progress import save_outputs
@@ -128,12 +127,7 @@ def train_from_episodes(
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=LoraConfig(
-            r=options.lora_rank,
-            lora_alpha=2 * options.lora_rank,
-            target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
-            task_type="CAUSAL_LM",
-        ),
+        peft_config=lora(options),
     )
     quiet(trainer)
     trainer.train()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from ..runtime.results import JobResult
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
+log = logging.getLogger("conductor_lsp.server")
 WHOLE_WORKSPACE = Path("/")  # the claim of a job that may touch any file
 
 
@@ -71,6 +73,7 @@ class Progress:
         if self.token:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
         line = f"{self.title}: {message}" if self.title else message
+        log.info(line)  # and so to the logFile, if one is set
         self.ls.window_log_message(types.LogMessageParams(types.MessageType.Info, line))
 
 

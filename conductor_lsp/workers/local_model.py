@@ -103,6 +103,11 @@ def load_pretrained(model: str, device: str = "cpu") -> tuple[Any, Any]:
     loaded: Any = transformers.AutoModelForCausalLM.from_pretrained(
         str(directory), dtype=dtype, **kw
     )
+    quantizer = getattr(loaded, "hf_quantizer", None)
+    if gguf and quantizer is not None:
+        # GGUF weights are de-quantized as they load: they are plain floats now, and the
+        # leftover marker would stop training (fine-tuning a LoRA on them is fine).
+        quantizer.remove_quantization_config(loaded)
     return loaded.to(device), tokenizer
 
 

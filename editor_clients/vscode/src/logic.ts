@@ -4,7 +4,7 @@
 export type FlatSettings = Record<string, unknown>;
 
 const SERVER_ONLY = new Set(["server.command"]);
-const SERVER_KEYS: Record<string, string> = { preview: "preview", configFile: "configFile" };
+const SERVER_KEYS: Record<string, string> = { preview: "preview", configFile: "configFile", logFile: "logFile" };
 
 /** Turn flat "section.key" settings into the nested shape conductor.toml uses. */
 export function toServerSettings(flat: FlatSettings): Record<string, unknown> {

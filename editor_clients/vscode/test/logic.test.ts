@@ -9,6 +9,7 @@ test("flat settings become conductor.toml's shape", () => {
     "budget.max_cost": 0.5,
     "workers": { fast: { provider: "openai-compatible", model: "qwen" } },
     preview: true,
+    logFile: "/tmp/server.log",
     "server.command": ["x"],
   });
   assert.deepEqual(nested, {
@@ -16,6 +17,7 @@ test("flat settings become conductor.toml's shape", () => {
     budget: { max_cost: 0.5 },
     workers: { fast: { provider: "openai-compatible", model: "qwen" } },
     preview: true,
+    logFile: "/tmp/server.log",
   });
 });
 

