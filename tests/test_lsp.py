@@ -277,6 +277,23 @@ async def test_undo_of_an_editor_job(
     assert "undid job" in end.message and editor.text(uri) == BUGGY  # type: ignore[attr-defined]
 
 
+async def test_undo_while_the_job_runs_says_so_and_waits_for_nothing(
+    lsp: tuple[LanguageClient, object], ws: Path, standin: StandIn
+) -> None:
+    client, editor = lsp
+    standin.push(Behaviour("slow", delay=2.0, text=GOOD))
+    uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
+    res = await run_command(client, "conductor.fix", {"uri": uri})
+    early = await run_command(client, "conductor.undo", {})
+    assert early["started"] is False and "still running" in early["reason"]
+    assert any("still running" in m.message for m in client.messages)
+    await job_end(client, res["jobId"])
+    assert "return a + b" in editor.text(uri)  # type: ignore[attr-defined]  # the fix stands
+    undo = await run_command(client, "conductor.undo", {})
+    end = await job_end(client, undo["jobId"])
+    assert "undid job" in end.message and editor.text(uri) == BUGGY  # type: ignore[attr-defined]
+
+
 async def test_configuration_layers(ws: Path, standin: StandIn) -> None:
     async with session(
         ws,

@@ -26,6 +26,11 @@ from conductor_lsp.server.settings import SettingsStack, split
             {"workers": {"a": {"provider": "openai", "model": "m"}}},
             {"logFile": "/tmp/x.log"},
         ),
+        (  # a client's own keys (how to start the server) are not configuration errors
+            {"conductor": {"server": {"command": ["x"]}, "budget": {"max_calls": 2}}},
+            {"budget": {"max_calls": 2}},
+            {},
+        ),
     ],
 )
 def test_split_settings(data: object, config: dict[str, object], server: dict[str, object]) -> None:

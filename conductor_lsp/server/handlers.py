@@ -120,8 +120,20 @@ def undo(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
         and j.task is not None
         and j.task.done()
     ]
+    running = [
+        j
+        for j in ls.jobs.jobs.values()
+        if j.kind in ("fix", "rewrite", "fixTests") and j.task is not None and not j.task.done()
+    ]
     if args is not None and args.job_id is not None:
         done = [j for j in done if j.id == args.job_id]
+        running = [j for j in running if j.id == args.job_id]
+    order = list(ls.jobs.jobs)
+    if running and (not done or order.index(running[-1].id) > order.index(done[-1].id)):
+        msg = f"Conductor: job {running[-1].id} ({running[-1].title}) is still running: "
+        msg += "wait for it or cancel it"
+        ls.show(msg, types.MessageType.Warning)
+        return {"started": False, "reason": msg}
     target: ServerJob | None = done[-1] if done else None
     claims = target.claims if target else frozenset()
     return ls.start("undo", "Conductor: undo", claims, lambda job: undo_job(ls, job, target))

@@ -16,6 +16,8 @@ from ..config.schema import SECTIONS, Config
 from ..errors import ConfigError
 
 SERVER_KEYS = ("preview", "logFile", "configFile")
+#: Keys editor extensions keep for themselves (how to start this server): ignored here.
+CLIENT_KEYS = ("server",)
 TOP_KEYS = (*SECTIONS, "workers")
 
 
@@ -41,7 +43,7 @@ def split(data: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
     if isinstance(nested, dict) and any(k in nested for k in (*TOP_KEYS, *SERVER_KEYS)):
         data = nested
     server = {k: data[k] for k in SERVER_KEYS if k in data}
-    config = {k: v for k, v in data.items() if k not in SERVER_KEYS}
+    config = {k: v for k, v in data.items() if k not in (*SERVER_KEYS, *CLIENT_KEYS)}
     return config, server
 
 

@@ -9,6 +9,8 @@ import { JobProgress, onlyChanged, serverCommand, statusText, toServerSettings }
 
 let client: LanguageClient | undefined;
 const jobs = new Map<string, JobProgress>();
+/** Each running job's notification: report a message to it, or end it. */
+const notices = new Map<string, { report: (message: string) => void; end: () => void }>();
 let status: vscode.StatusBarItem;
 
 function flatSettings(): Record<string, unknown> {
@@ -61,6 +63,29 @@ function here(): Record<string, unknown> | undefined {
   };
 }
 
+/** A job as a notification: its title, each step as it comes, and a Cancel button.
+ * The notice is registered at once: a quick job may end before VS Code runs the task. */
+function notify(token: string, title: string, message?: string): void {
+  let resolve!: () => void;
+  const ended = new Promise<void>((r) => (resolve = r));
+  let latest = message;
+  let report = (m: string): void => {
+    latest = m;
+  };
+  notices.set(token, { report: (m) => report(m), end: resolve });
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    (progress, cancel) => {
+      if (latest) progress.report({ message: latest });
+      report = (m) => progress.report({ message: m });
+      cancel.onCancellationRequested(() => {
+        void exec("conductor.cancel", { jobId: token.replace(/^conductor-/, "") });
+      });
+      return ended;
+    },
+  );
+}
+
 async function start(context: vscode.ExtensionContext): Promise<void> {
   const { command, args } = serverCommand(
     vscode.workspace.getConfiguration("conductor").get("server.command"));
@@ -68,7 +93,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     initializationOptions: toServerSettings(flatSettings()),
-    synchronize: { configurationSection: "conductor" },
+    // Not `synchronize.configurationSection`: that sends the raw section, defaults and
+    // client-only keys included, which would override the workspace's conductor.toml.
     middleware: {
       workspace: {
         configuration: (params, token, next) =>
@@ -78,13 +104,31 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   };
   client = new LanguageClient("conductor", "Conductor", serverOptions, clientOptions);
   await client.start();
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("conductor") && client?.state === State.Running) {
+        void client.sendNotification("workspace/didChangeConfiguration", {
+          settings: toServerSettings(flatSettings()),
+        });
+      }
+    }),
+  );
   client.onNotification("$/progress", (params: { token: string; value: { kind: string; title?: string; message?: string } }) => {
     const token = String(params.token);
     if (!token.startsWith("conductor-")) return;
     const v = params.value;
-    if (v.kind === "begin") jobs.set(token, { token, title: v.title ?? "Conductor", message: v.message });
-    else if (v.kind === "report" && jobs.has(token)) jobs.get(token)!.message = v.message;
-    else if (v.kind === "end") jobs.delete(token);
+    if (v.kind === "begin") {
+      jobs.set(token, { token, title: v.title ?? "Conductor", message: v.message });
+      notify(token, v.title ?? "Conductor", v.message);
+    } else if (v.kind === "report" && jobs.has(token)) {
+      jobs.get(token)!.message = v.message;
+      if (v.message) notices.get(token)?.report(v.message);
+    } else if (v.kind === "end") {
+      jobs.delete(token);
+      notices.get(token)?.end();
+      notices.delete(token);
+      if (v.message) vscode.window.setStatusBarMessage(`Conductor: ${v.message}`, 10000);
+    }
     updateStatus();
   });
   context.subscriptions.push({ dispose: () => void client?.stop() });
