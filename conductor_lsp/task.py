@@ -15,6 +15,23 @@ def _head(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "\n... [cut]"
 
 
+def _failures_only(report: str) -> str:
+    """A test report cut after its list of failures, when it has one.
+
+    ``TestRun.summary`` writes the command, the state, one ``- test at file:line: message``
+    line per failure and then the raw output: routing needs the list, the workers get
+    the rest. A report with no such list (an unparsed runner, a crash) is kept whole."""
+    lines = report.strip().splitlines()
+    keep = 0
+    for i, line in enumerate(lines):
+        if i < 2 and not line.startswith("- "):
+            continue
+        if not line.startswith("- "):
+            break
+        keep = i + 1
+    return "\n".join(lines[:keep]) if keep else report
+
+
 @dataclass(frozen=True)
 class FileContext:
     path: str
@@ -53,7 +70,9 @@ class Task:
         if self.diagnostics:
             parts.append("## Diagnostics\n" + "\n".join(f"- {d}" for d in self.diagnostics))
         if self.test_failures:
-            parts.append(f"## Failing tests\n{_head(self.test_failures, max_chars)}")
+            parts.append(
+                f"## Failing tests\n{_head(_failures_only(self.test_failures), max_chars)}"
+            )
         if self.previous:
             parts.append(f"## Previous attempt\n{_head(self.previous, max_chars)}")
         return "\n\n".join(parts)

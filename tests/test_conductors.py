@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp import BackendUnavailable, ConfigError, FileContext, PlanError, Task
+from conductor_lsp import BackendUnavailable, ConfigError, FileContext, PlanError, Task, run_tests
 from conductor_lsp.conductor import StaticConductor, build_prompt, parse_plan, static_plan
 from conductor_lsp.conductor.grammar import plan_grammar
 from conductor_lsp.conductor.static import pipeline_plan
@@ -88,6 +88,21 @@ def test_prompt_lists_workers_by_id_with_price_and_keeps_prefix_fixed() -> None:
     files = Task("Fix it", files=(FileContext("calc.py", "SECRET_BODY = 1\n"),))
     brief = build_prompt(files, INFOS, 5).user
     assert "`calc.py` (1 lines, may change)" in brief and "SECRET_BODY" not in brief
+
+
+def test_brief_keeps_the_list_of_failures_and_leaves_the_raw_output_to_workers(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert 1 + 1 == 3\n")
+    run = asyncio.run(run_tests(f"{sys.executable} -m pytest -q -p no:cacheprovider", tmp_path, 60))
+    report = run.summary()
+    assert "test_a.py::test_a at test_a.py:2" in report and "AssertionError" in report
+    brief = Task("Fix it", test_failures=report).brief()
+    assert "test_a.py::test_a at test_a.py:2: assert (1 + 1) == 3" in brief
+    assert "AssertionError" not in brief and "short test summary" not in brief
+    # A report with no parsed failures (a crash, another runner) is kept as it is.
+    crash = "$ make test\nFAILED (exit 2)\nmake: *** No rule to make target 'test'."
+    assert "No rule to make target" in Task("Fix it", test_failures=crash).brief()
 
 
 @pytest.mark.parametrize(

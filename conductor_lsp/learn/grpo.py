@@ -241,6 +241,7 @@ def train_grpo(
         learning_rate=options.learning_rate,
         temperature=options.temperature,
         max_completion_length=sampler.max_new_tokens,
+        gradient_checkpointing=False,  # a small model: memory is plenty, time is not
         logging_steps=1,
         save_strategy="steps",
         save_steps=options.save_steps,

@@ -64,10 +64,14 @@ class PlanSampler:
         n: int,
         temperature: float,
     ) -> list[list[int]]:
-        """``n`` completions (token ids, the end token included); greedy at temperature 0."""
+        """``n`` completions (token ids, the end token included); greedy at temperature 0.
+
+        The prompt is read once and its cache shared by the ``n`` samples (on a CPU the
+        prompt costs more than the plan); sampling for training runs in bfloat16, greedy
+        scoring in the model's own precision, as in use."""
         import torch
         import xgrammar as xgr
-        from transformers import LogitsProcessorList
+        from transformers import DynamicCache, LogitsProcessorList
 
         device = next(model.parameters()).device
         ids = torch.tensor([list(prompt_ids)] * n, device=device)
@@ -81,11 +85,18 @@ class PlanSampler:
         eos = self.tokenizer.eos_token_id
         was_training = model.training
         model.eval()
+        low = temperature > 0 and device.type == "cpu"
         try:
-            with torch.no_grad():
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=low):
+                cache = DynamicCache()
+                if len(prompt_ids) > 1:
+                    model(input_ids=ids[:1, :-1], past_key_values=cache, use_cache=True)
+                    if n > 1:
+                        cache.batch_repeat_interleave(n)
                 out = model.generate(
                     input_ids=ids,
                     attention_mask=torch.ones_like(ids),
+                    past_key_values=cache,
                     max_new_tokens=self.max_new_tokens,
                     logits_processor=LogitsProcessorList([processor]),
                     pad_token_id=pad if pad is not None else eos,
