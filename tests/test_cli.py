@@ -167,16 +167,23 @@ def test_doctor_reports_without_leaking_keys(
 
 @pytest.mark.slow
 def test_plan_with_real_smollm2_on_cpu(tmp_path: Path, smollm2: Path) -> None:
-    """The embedded default: no config, no keys; transformers conductor on the GGUF."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    out = subprocess.run(
-        [sys.executable, "-m", "conductor_lsp.cli", "plan", "Fix the bug in add()", "--json"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """The embedded default: no config, no keys. SmolLM2 is the worker; it is too small to
+    plan, so the conductor is static and doctor says why; named, it plans on the GGUF."""
+    no_keys = {k: "" for k in os.environ if k.endswith("_API_KEY")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return cli(*args, cwd=tmp_path, env=no_keys, timeout=600)
+
+    out = run("plan", "Fix the bug in add()", "--json")
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["source"] == "static", plan
+    assert [s["worker"] for s in plan["steps"]] == ["local"]
+    doctor = run("doctor")
+    assert "conductor = static (the only local model" in doctor.stdout, doctor.stdout
+    assert "too small" in doctor.stdout
+    (tmp_path / "conductor.toml").write_text('[conductor]\nbackend = "transformers"\n')
+    out = run("plan", "Fix the bug in add()", "--json")
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     # Constrained decoding makes even a 135M model's output a valid plan.

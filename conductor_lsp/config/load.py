@@ -176,7 +176,13 @@ def describe_keys() -> list[tuple[str, str, str]]:
                 default = (
                     f.default_factory() if f.default_factory is not dataclasses.MISSING else ""
                 )
-            rows.append((f"{section}.{f.name}", repr(default), docs.get((cls, f.name), "")))
+            rows.append(
+                (
+                    f"{section}.{f.name}",
+                    repr(default),
+                    " ".join(docs.get((cls, f.name), "").split()),
+                )
+            )
     return rows
 
 

@@ -37,7 +37,8 @@ class EndpointConfig:
 @dataclass
 class ConductorConfig(EndpointConfig):
     backend: str = "auto"
-    """static, pipeline, transformers, mlx, openai or auto (a local model if found, else static)."""
+    """static, pipeline, transformers, mlx, openai or auto (transformers on `model` if set,
+    else static: the bundled SmolLM2-135M is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
     max_steps: int = DEFAULT_MAX_STEPS
