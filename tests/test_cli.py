@@ -152,6 +152,26 @@ def test_config_error_exit_2(tmp_path: Path) -> None:
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("fix", "{missing}"), "workspace {missing} is not a directory"),
+        (("undo", "{missing}"), "workspace {missing} is not a directory"),
+        (("eval", "{missing}"), "{missing}"),
+        (("run", ""), "the task is empty"),
+        (("plan", "  \n "), "the task is empty"),
+    ],
+)
+def test_a_missing_workspace_or_an_empty_task_is_named_first(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    missing = str(tmp_path / "no" / "such" / "dir")
+    out = cli(*(a.format(missing=missing) for a in args), cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert message.format(missing=missing) in out.stderr
+    assert "test command" not in out.stderr and "Traceback" not in out.stderr
+
+
 def test_doctor_reports_without_leaking_keys(
     tmp_path: Path, standin: StandIn, keys: dict[str, str]
 ) -> None:
