@@ -146,7 +146,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1800, help="training time budget")
     ap.add_argument("--group", type=int, default=4)
     ap.add_argument("--batch", type=int, default=2)
-    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--lora-rank", type=int, default=8)
     ap.add_argument("--cost-weight", type=float, default=50.0)
     ap.add_argument("--train-pools", type=int, default=3, help="pools per training task")
