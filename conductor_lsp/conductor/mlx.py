@@ -16,12 +16,11 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..plan import Plan
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from ..workers.local_model import Generation, has_module
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import plan_in_thread
+from .parse import InProcessConductor
 from .prompt import build_prompt
 
 
@@ -62,7 +61,7 @@ class _Grammar:
         return apply_token_bitmask_mlx(mx.array(self.mask.numpy()), logits, self.vocab)
 
 
-class MLXConductor:
+class MLXConductor(InProcessConductor):
     name = "mlx"
     local: ClassVar[bool] = True
     asks_model: ClassVar[bool] = True
@@ -153,17 +152,3 @@ class MLXConductor:
             seconds=now - started,
             first_token_seconds=(first or now) - started,
         )
-
-    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        return await plan_in_thread(
-            self.generate,
-            self._stop,
-            task,
-            workers,
-            max_steps,
-            source=self.name,
-            config=self.config,
-        )
-
-    async def aclose(self) -> None:
-        self._stop.set()

@@ -12,7 +12,8 @@ import dataclasses
 import json
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import PlanError
@@ -287,26 +288,34 @@ def plan_from_output(
     return dataclasses.replace(plan, call=call)
 
 
-async def plan_in_thread(
-    generate: Callable[..., Generation],
-    stop: threading.Event,
-    task: Task,
-    workers: Sequence[WorkerInfo],
-    max_steps: int,
-    *,
-    source: str,
-    config: ConductorConfig,
-) -> Plan:
-    """The in-process backends' ``plan``: decode in a thread (stoppable when the job is
-    cancelled), then parse the untrusted text off the event loop too, and price the call."""
-    stop.clear()
-    try:
-        g = await asyncio.to_thread(generate, task, workers, max_steps)
-    except asyncio.CancelledError:
-        stop.set()
-        raise
-    usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
-    call = ConductorCall(usage, usage.cost(config.price_in, config.price_out), g.seconds, source)
-    return await asyncio.to_thread(
-        plan_from_output, g.text, workers, max_steps=max_steps, source=source, call=call
-    )
+class InProcessConductor:
+    """What the in-process backends share: ``plan`` decodes in a thread (stoppable when
+    the job is cancelled or the backend closed), then parses the untrusted text off the
+    event loop too, and prices the call. Subclasses set ``name``, ``config`` and
+    ``_stop``, and implement the blocking ``generate``."""
+
+    name: ClassVar[str]
+    config: ConductorConfig
+    _stop: threading.Event
+
+    def generate(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Generation:
+        raise NotImplementedError
+
+    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
+        source, config = self.name, self.config
+        self._stop.clear()
+        try:
+            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
+        except asyncio.CancelledError:
+            self._stop.set()
+            raise
+        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
+        call = ConductorCall(
+            usage, usage.cost(config.price_in, config.price_out), g.seconds, source
+        )
+        return await asyncio.to_thread(
+            plan_from_output, g.text, workers, max_steps=max_steps, source=source, call=call
+        )
+
+    async def aclose(self) -> None:
+        self._stop.set()

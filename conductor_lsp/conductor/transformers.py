@@ -13,16 +13,15 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..plan import Plan
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from ..workers.local_model import Generation, LocalModel, has_module, local_models_available
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import plan_in_thread
+from .parse import InProcessConductor
 from .prompt import build_prompt
 
 
-class TransformersConductor:
+class TransformersConductor(InProcessConductor):
     name = "transformers"
     local: ClassVar[bool] = True
     asks_model: ClassVar[bool] = True
@@ -87,20 +86,6 @@ class TransformersConductor:
             logits_processors=processors,
             stop=self._stop,
         )
-
-    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        return await plan_in_thread(
-            self.generate,
-            self._stop,
-            task,
-            workers,
-            max_steps,
-            source=self.name,
-            config=self.config,
-        )
-
-    async def aclose(self) -> None:
-        self._stop.set()
 
 
 def _torch_device() -> str:
