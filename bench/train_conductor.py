@@ -17,8 +17,11 @@ held-out ones; held-out pools use names and wordings never seen in training.
 
 It prints, on the held-out tasks and pools: mean reward, solved, $ per solved task and
 mean steps, for the prompted base model, the trained model, static, and each single
-worker. This shows the machinery learns a routing signal; a real pool needs `train` on
-real workers.
+worker; and both conductors again "with the floor", as the fix loop runs them: where a
+plan leaves the tests failing, the one-call baseline runs after it and both bills count.
+This shows the machinery learns a routing signal; a real pool needs `train` on real
+workers. `--rescore DIR` prints the table again from a finished run's `train.json`
+(its plans rerun, no training).
 
     python bench/train_conductor.py [--steps 60] [--seconds 1800] [--out /tmp/trained]
 """
@@ -40,7 +43,7 @@ from conductor_lsp.config.defaults import find_smollm2
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Row, Score, TrainOptions, split, train_grpo
 from conductor_lsp.learn.reward import Weights
-from conductor_lsp.learn.rollout import Pool, Rollouts
+from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
 
 SUITE = REPO / "bench" / "tasks"
 TRAIN_NAMES = [
@@ -135,6 +138,37 @@ def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
     return Score.of(done, texts)
 
 
+def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> Score:
+    """The plans as the fix loop runs them: a plan that leaves the tests failing is
+    followed by the one-call baseline, and the job pays for both."""
+    first = asyncio.run(
+        rollouts.many([(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)])
+    )
+    redo = [i for i, r in enumerate(first) if not r.green]
+    again = asyncio.run(
+        rollouts.many(
+            [
+                (rows[i].task, rows[i].pool, fixed_plan(role_of(rows[i].pool, "strong")))
+                for i in redo
+            ]
+        )
+    )
+    w = rollouts.weights
+    done = list(first)
+    for i, second in zip(redo, again, strict=True):
+        cost, seconds = first[i].cost + second.cost, first[i].seconds + second.seconds
+        done[i] = Rollout(
+            second.success - w.cost * cost - w.seconds * seconds,
+            True,
+            green=second.green,
+            success=second.success,
+            cost=cost,
+            seconds=seconds,
+            steps=(first[i].steps if first[i].valid else 0) + second.steps,
+        )
+    return Score.of(done, plans)
+
+
 def row_of(name: str, s: Score) -> list[object]:
     per = "-" if s.cost_per_solved is None else f"{s.cost_per_solved:.4f}"
     return [name, f"{s.reward:+.3f}", f"{s.solved}/{s.rows}", per, f"{s.mean_steps:.2f}"]
@@ -153,7 +187,12 @@ def main() -> None:
     ap.add_argument("--held-pools", type=int, default=2, help="pools per held-out task")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="/tmp/conductor-trained")
+    ap.add_argument("--rescore", metavar="DIR", help="a finished run: rerun its plans, no training")
     args = ap.parse_args()
+    saved: dict[str, Any] | None = None
+    if args.rescore:
+        saved = json.loads((Path(args.rescore) / "train.json").read_text())
+        args.seed = saved["options"]["seed"]
 
     model = find_smollm2()
     if model is None:
@@ -184,30 +223,46 @@ def main() -> None:
     }
     oracle = strategy(rollouts, held_rows, None)
     started = time.monotonic()
-    report = train_grpo(
-        str(model),
-        train_rows,
-        held_rows,
-        rollouts,
-        TrainOptions(
-            steps=args.steps,
-            group=args.group,
-            batch=args.batch,
-            learning_rate=args.lr,
-            lora_rank=args.lora_rank,
-            seconds=args.seconds,
-            seed=args.seed,
-            save_steps=10,
-        ),
-        Path(args.out),
-    )
-    standin.stop()
+    if saved is None:
+        report = train_grpo(
+            str(model),
+            train_rows,
+            held_rows,
+            rollouts,
+            TrainOptions(
+                steps=args.steps,
+                group=args.group,
+                batch=args.batch,
+                learning_rate=args.lr,
+                lora_rank=args.lora_rank,
+                seconds=args.seconds,
+                seed=args.seed,
+                save_steps=10,
+            ),
+            Path(args.out),
+        )
+        print(
+            f"\ntrained {report['steps']} steps in {time.monotonic() - started:.0f} s; {args.out}"
+        )
+    else:
+        report = saved
+        names = [{"task": r.task.name, "pool": r.pool.name} for r in held_rows]
+        if names != report["held_out"]:
+            raise SystemExit(f"{args.rescore}: its held-out rows are not this script's")
+        print(f"\n{args.rescore}: {report['steps']} steps, plans rerun")
     before, after = Score(**report["before"]), Score(**report["after"])
-    print(f"\ntrained {report['steps']} steps in {time.monotonic() - started:.0f} s; {args.out}\n")
+    if saved is not None:  # rerun, so that every row of the table comes from this run
+        before = Score.of(asyncio.run(rollouts.many(_items(held_rows, before.plans))), before.plans)
+        after = Score.of(asyncio.run(rollouts.many(_items(held_rows, after.plans))), after.plans)
+    floors = [with_floor(rollouts, held_rows, s.plans) for s in (before, after)]
+    standin.stop()
+    lr = report["options"]["learning_rate"]
     rows = [
         row_of("prompted SmolLM2-135M (before)", before),
-        row_of("trained SmolLM2-135M (after)", after),
+        row_of(f"trained SmolLM2-135M (after, lr {lr:g}, {report['steps']} steps)", after),
         *[row_of(name, s) for name, s in baselines.items()],
+        row_of("prompted, with the floor", floors[0]),
+        row_of("trained, with the floor", floors[1]),
         row_of("(reference: route by the ability table)", oracle),
     ]
     print(
@@ -216,6 +271,10 @@ def main() -> None:
             rows,
         )
     )
+
+
+def _items(rows: list[Row], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
+    return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
 
 
 if __name__ == "__main__":
