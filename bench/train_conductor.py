@@ -10,10 +10,16 @@ fix by this ability table (what their descriptions truthfully say):
 | lint   | free (a tool)         | nothing: it runs the tests and reports the failures |
 
 so the best plan depends on the task: one step on quick for a one-file bug fix, one
-step on strong for an implement task or a two-file change. Every prompt gets its own
-pool: names, order, prices and the wording of the descriptions vary, so the conductor
-must read the pool it is given, not memorise ids. Tasks are split into training and
-held-out ones; held-out pools use names and wordings never seen in training.
+step on strong for an implement task or a two-file change. Like a real model, a worker
+follows the subtask it is given: one that is not a readable instruction (fewer than
+three words, mostly not words, or a phrase over and over) gets no fix from anyone.
+(Without this rule a run at learning rate 1e-3 learned to route while its subtasks
+decayed into "]()()()...": no worker read them, so the reward never saw it.)
+
+Every prompt gets its own pool: names, order, prices and the wording of the descriptions
+vary, so the conductor must read the pool it is given, not memorise ids. Tasks are split
+into training and held-out ones; held-out pools use names and wordings never seen in
+training.
 
 It prints, on the held-out tasks and pools: mean reward, solved, $ per solved task and
 mean steps, for the prompted base model, the trained model, static, and each single
@@ -32,7 +38,9 @@ import argparse
 import asyncio
 import json
 import random
+import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +86,39 @@ def one_file_fix(task: SuiteTask) -> bool:
     return task.kind == "bugfix" and len(paths) == 1
 
 
+SUBTASK = re.compile(r"## Your subtask \(\w+\)\n(.*?)\n\n", re.S)
+
+
+def readable(instruction: str) -> bool:
+    """Whether a subtask reads as an instruction: some words, mostly words, no loop."""
+    words = re.findall(r"[A-Za-z][A-Za-z'_]*", instruction)
+    tokens = instruction.split()
+    if len(words) < 3 or len(words) < 0.6 * len(tokens):
+        return False
+    lowered = [w.lower() for w in words]
+    trigrams = Counter(zip(lowered, lowered[1:], lowered[2:], strict=False))
+    return max(trigrams.values(), default=0) <= 2
+
+
+def message_text(body: dict[str, Any]) -> str:
+    """The chat messages' text as the worker reads it (parts joined)."""
+    out = []
+    for m in body.get("messages", []):
+        content = m.get("content")
+        parts = content if isinstance(content, list) else [{"text": content}]
+        out += [str(p.get("text", "")) for p in parts if isinstance(p, dict)]
+    return "\n".join(out)
+
+
 def responder(tasks: list[SuiteTask]) -> Any:
     """The ability table: which scripted worker knows which task's fix."""
 
     def respond(seen: Seen) -> str:
         role = seen.body.get("model")
         prompt = json.dumps(seen.body)
+        asked = SUBTASK.findall(message_text(seen.body))
+        if asked and not readable(asked[-1]):
+            return "I could not make out what the subtask asks me to do."
         for task in tasks:
             code = [f for f in task.files() if not f.startswith(("test_", "conftest"))]
             if all(f"## File `{f}`" in prompt for f in code):
@@ -182,6 +217,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--lora-rank", type=int, default=8)
+    ap.add_argument("--beta", type=float, default=0.04, help="KL penalty towards the base model")
     ap.add_argument("--cost-weight", type=float, default=50.0)
     ap.add_argument("--train-pools", type=int, default=3, help="pools per training task")
     ap.add_argument("--held-pools", type=int, default=2, help="pools per held-out task")
@@ -235,6 +271,7 @@ def main() -> None:
                 batch=args.batch,
                 learning_rate=args.lr,
                 lora_rank=args.lora_rank,
+                beta=args.beta,
                 seconds=args.seconds,
                 seed=args.seed,
                 save_steps=10,

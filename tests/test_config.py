@@ -82,6 +82,14 @@ max_calls = 9
         ("[conductor]\nbackend = 'gpt'\n", "conductor.backend must be one of"),
         ("workers = 3\n", "workers must be a table"),
         ("[conductor\n", "invalid TOML"),
+        (
+            "[conductor]\nbackend = 'static'\nadapter = '.'\n",
+            'conductor.adapter works with backend = "transformers"',
+        ),
+        (
+            "[conductor]\nbackend = 'transformers'\nmodel = 'm.gguf'\nadapter = 'nowhere'\n",
+            "conductor.adapter 'nowhere' is not a LoRA adapter folder",
+        ),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, toml: str, message: str) -> None:

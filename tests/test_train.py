@@ -52,11 +52,11 @@ def suite_of(tmp_path: Path, names: list[str]) -> Path:
     return suite
 
 
-async def plans_with(out: Path) -> object:
+async def plans_with(out: Path, adapter: str = "") -> object:
     from conductor_lsp.conductor.transformers import TransformersConductor
 
     conductor = TransformersConductor(
-        ConductorConfig(backend="transformers", model=str(out), max_steps=3)
+        ConductorConfig(backend="transformers", model=str(out), adapter=adapter, max_steps=3)
     )
     return await conductor.plan(Task("Fix add() in calc.py"), INFOS, 3)
 
@@ -88,6 +88,7 @@ async def test_grpo_trains_saves_and_the_result_plans(
     assert report["steps"] == 2 and report["after"]["rows"] == 2 and report["before"]["rows"] == 2
     metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert [m["step"] for m in metrics] == [1, 2]
+    assert all(m["kl"] is not None for m in metrics)  # the KL penalty is on by default
     # Rewards come from real runs: a valid plan on "strong" makes the tests pass.
     assert all(m["valid"] == 1.0 for m in metrics)  # constrained sampling: always a plan
     assert any(m["green"] > 0 for m in metrics) or report["before"]["solved"] > 0
@@ -163,4 +164,19 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     assert report["examples"] == 1 and report["steps"] == 2
     assert (out / "adapter" / "adapter_config.json").is_file()
     plan = await plans_with(out)
+    assert plan.source == "transformers"  # type: ignore[attr-defined]
+    # The adapter alone on the base model (conductor.adapter) is the merged model again.
+    import torch
+
+    from conductor_lsp.workers.local_model import LocalModel
+
+    base = LocalModel.get(str(tiny_model_dir), "cpu")
+    merged = LocalModel.get(str(out), "cpu")
+    adapted = LocalModel.get(str(tiny_model_dir), "cpu", str(out / "adapter"))
+    ids = torch.tensor([base.encode_chat("plan", "Fix add() in calc.py")[0]])
+    with torch.no_grad():
+        logits = [m.model(input_ids=ids).logits for m in (base, merged, adapted)]
+    assert torch.allclose(logits[2], logits[1], atol=1e-4)
+    assert not torch.allclose(logits[2], logits[0], atol=1e-4)  # training moved it
+    plan = await plans_with(tiny_model_dir, str(out / "adapter"))
     assert plan.source == "transformers"  # type: ignore[attr-defined]

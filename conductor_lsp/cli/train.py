@@ -33,6 +33,9 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--batch", type=int, default=2, help="prompts per step (default: 2)")
     t.add_argument("--lr", type=float, default=2e-4, help="learning rate (default: 2e-4)")
     t.add_argument("--lora-rank", type=int, default=8, help="LoRA rank (default: 8)")
+    t.add_argument(
+        "--beta", type=float, default=0.04, help="KL penalty towards the base model (default: 0.04)"
+    )
     t.add_argument("--cost-weight", type=float, help="reward lost per $ (default: [learn])")
     t.add_argument("--seconds", type=float, default=0.0, help="stop training after this long")
     t.add_argument("--held-out", type=float, default=0.25, help="share of tasks held out")
@@ -59,6 +62,7 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
         batch=args.batch,
         learning_rate=args.lr,
         lora_rank=args.lora_rank,
+        beta=args.beta,
         seconds=args.seconds,
         seed=args.seed,
     )

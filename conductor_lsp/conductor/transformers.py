@@ -43,7 +43,7 @@ class TransformersConductor(InProcessConductor):
 
     def load(self) -> LocalModel:
         if self._model is None:
-            self._model = LocalModel.get(self.config.model, self.config.device)
+            self._model = LocalModel.get(self.config.model, self.config.device, self.config.adapter)
         return self._model
 
     def _processor(

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..conductor.registry import AUTO, BACKENDS
 from ..errors import ConfigError
+from ..workers.local_model import check_adapter
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
 from .schema import SECTIONS, Config, WorkerConfig
@@ -104,6 +105,13 @@ def validate(cfg: Config) -> None:
             f"conductor.backend must be one of {', '.join((AUTO, *BACKENDS.names()))}, "
             f"got {cfg.conductor.backend!r}"
         )
+    if cfg.conductor.adapter:
+        if cfg.conductor.backend != "transformers":
+            raise ConfigError(
+                'conductor.adapter works with backend = "transformers" (for mlx, point '
+                "conductor.model at the merged folder that train writes)"
+            )
+        check_adapter(cfg.conductor.adapter)
     if not 0 < cfg.edits.fuzzy_threshold <= 1:
         raise ConfigError("edits.fuzzy_threshold must be above 0 and at most 1")
     if not 1 <= cfg.conductor.max_steps <= MAX_STEPS_LIMIT:

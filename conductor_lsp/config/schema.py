@@ -45,6 +45,9 @@ class ConductorConfig(EndpointConfig):
     """Most steps a plan may have."""
     device: str = "auto"
     """auto, cpu, cuda or mps (transformers)."""
+    adapter: str = ""
+    """A LoRA adapter folder merged into `model` as it loads (transformers; needs peft):
+    `train` writes one in DIR/adapter, so `model` can stay the base GGUF."""
     constrained: bool = True
     """Constrain local decoding to the three-list grammar (needs xgrammar)."""
     max_new_tokens: int = 400

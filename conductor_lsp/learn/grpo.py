@@ -39,6 +39,8 @@ class TrainOptions:
     learning_rate: float = 2e-4
     lora_rank: int = 8
     temperature: float = 1.0
+    beta: float = 0.0
+    """KL penalty towards the base model (0: none): keeps the subtasks' language intact."""
     seconds: float = 0.0
     """Stop after this many seconds of training (0: no limit); the result is still saved."""
     save_steps: int = 10
@@ -240,6 +242,7 @@ def train_grpo(
         max_steps=options.steps,
         learning_rate=options.learning_rate,
         temperature=options.temperature,
+        beta=options.beta,
         max_completion_length=sampler.max_new_tokens,
         gradient_checkpointing=False,  # a small model: memory is plenty, time is not
         logging_steps=1,

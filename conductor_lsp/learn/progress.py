@@ -44,6 +44,7 @@ class TrainingProgress(TrainerCallback):
             "cost": sum(r.cost for r in batch) / n,
             "loss": logs.get("loss"),
             "reward_std": logs.get("reward_std"),
+            "kl": logs.get("kl"),  # from the base model; logged when --beta is above 0
         }
         self.history.append(entry)
         with self.metrics.open("a", encoding="utf-8") as f:

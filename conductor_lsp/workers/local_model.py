@@ -1,6 +1,6 @@
 """In-process models through torch + transformers, shared by conductor and workers.
 
-Loading is slow and memory-heavy, so each (path, device) is loaded once per
+Loading is slow and memory-heavy, so each (path, adapter, device) is loaded once per
 process. The KV cache of a fixed prompt prefix (system prompt, worker list,
 few-shot examples) is computed once and reused by every later call.
 """
@@ -21,7 +21,7 @@ from ..errors import BackendUnavailable, ConfigError
 
 _SENTINEL = "\ue000USER\ue000"
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str], LocalModel] = {}
+_LOADED: dict[tuple[str, str, str], LocalModel] = {}
 #: transformers 5 renamed generate's ``past_key_values`` to ``cache``.
 _CACHE_KW = "cache"
 
@@ -111,10 +111,31 @@ def load_pretrained(model: str, device: str = "cpu") -> tuple[Any, Any]:
     return loaded.to(device), tokenizer
 
 
+def check_adapter(adapter: str) -> Path:
+    """A LoRA adapter folder as PEFT saves it (``train`` writes one in DIR/adapter)."""
+    path = Path(adapter).expanduser()
+    if not (path / "adapter_config.json").is_file():
+        raise ConfigError(
+            f"conductor.adapter {adapter!r} is not a LoRA adapter folder (no adapter_config.json; "
+            "train writes one in DIR/adapter)"
+        )
+    return path
+
+
+def apply_adapter(model: Any, adapter: str) -> Any:
+    """``model`` with the LoRA adapter's weights merged in: decoding costs what it did."""
+    path = check_adapter(adapter)
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        raise BackendUnavailable("conductor.adapter needs peft: pip install peft") from e
+    return PeftModel.from_pretrained(model, str(path)).merge_and_unload()
+
+
 class LocalModel:
     """A loaded causal LM with its tokenizer, and prefix caches."""
 
-    def __init__(self, model: str, device: str = "auto") -> None:
+    def __init__(self, model: str, device: str = "auto", adapter: str = "") -> None:
         # The GGUF loader draws its own progress bar; tqdm reads this when first imported.
         os.environ.setdefault("TQDM_DISABLE", "1")
         try:
@@ -130,17 +151,21 @@ class LocalModel:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()
         self.model, self.tokenizer = load_pretrained(model, self.device)
+        if adapter:
+            self.model = apply_adapter(self.model, adapter)
+        self.adapter = adapter
         self.model.eval()
         self.load_seconds = time.monotonic() - started
         self._prefixes: dict[tuple[int, ...], Any] = {}
         self._gen_lock = threading.Lock()
 
     @classmethod
-    def get(cls, model: str, device: str = "auto") -> LocalModel:
-        key = (str(Path(model).expanduser().resolve()), device)
+    def get(cls, model: str, device: str = "auto", adapter: str = "") -> LocalModel:
+        where = str(Path(adapter).expanduser().resolve()) if adapter else ""
+        key = (str(Path(model).expanduser().resolve()), where, device)
         with _LOCK:
             if key not in _LOADED:
-                _LOADED[key] = cls(model, device)
+                _LOADED[key] = cls(model, device, adapter)
             return _LOADED[key]
 
     def encode_chat(self, system: str, user: str) -> tuple[list[int], int]:
