@@ -55,9 +55,10 @@ def _conductor(cfg: Config, smol: Path | None, local_ok: bool) -> None:
         if c.model and local_ok:
             c.backend = "transformers"
         elif smol and local_ok:
-            # Measured, not assumed: prompted or trained with GRPO for 30 CPU minutes,
-            # SmolLM2-135M's plans earned less on held-out tasks than the one-call
-            # baseline (README, "Benchmarks"), so it is not the default conductor.
+            # Measured, not assumed (README, "Benchmarks"): prompted, SmolLM2-135M's plans
+            # earn less than the one-call baseline; trained with GRPO for 30 CPU minutes
+            # they earn more only with the floor behind them, without reading the task,
+            # and give every worker the prompt's example as its subtask.
             c.backend = "static"
             cfg.sources.append(
                 f"auto: conductor = static (the only local model, {smol.name}, is too small "
