@@ -180,3 +180,13 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     assert not torch.allclose(logits[2], logits[0], atol=1e-4)  # training moved it
     plan = await plans_with(tiny_model_dir, str(out / "adapter"))
     assert plan.source == "transformers"  # type: ignore[attr-defined]
+    # As a user configures it: the config names both, and doctor shows both.
+    from conductor_lsp import load_config
+    from conductor_lsp.cli.doctor import report
+
+    (tmp_path / "conductor.toml").write_text(
+        f'[conductor]\nbackend = "transformers"\nmodel = "{tiny_model_dir}"\n'
+        f'adapter = "{out / "adapter"}"\n'
+    )
+    rows = dict((name, detail) for name, _, detail in report(load_config(tmp_path, env={})))
+    assert rows["conductor"] == f"transformers {tiny_model_dir} + adapter {out / 'adapter'}"

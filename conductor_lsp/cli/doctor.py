@@ -32,7 +32,8 @@ def report(config: Config) -> list[tuple[str, str, str]]:
         )
     )
     c = config.conductor
-    rows.append(("conductor", "info", f"{c.backend} {c.model}".strip()))
+    adapter = f" + adapter {c.adapter}" if c.adapter else ""
+    rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
     for name, w in config.workers.items():
         status, detail = PROVIDERS.get(w.provider).doctor(name, w, config)
         rows.append((f"worker {name}", status, detail))
