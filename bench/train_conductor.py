@@ -167,27 +167,16 @@ def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
     ``None``: the best routing by the ability table, for reference."""
     roles = [role or ("quick" if one_file_fix(r.task) else "strong") for r in rows]
     texts = [fixed_plan(role_of(r.pool, x)) for r, x in zip(rows, roles, strict=True)]
-    done = asyncio.run(
-        rollouts.many([(r.task, r.pool, t) for r, t in zip(rows, texts, strict=True)])
-    )
-    return Score.of(done, texts)
+    return Score.of(asyncio.run(rollouts.many(_items(rows, texts))), texts)
 
 
-def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> Score:
-    """The plans as the fix loop runs them: a plan that leaves the tests failing is
-    followed by the one-call baseline, and the job pays for both."""
-    first = asyncio.run(
-        rollouts.many([(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)])
-    )
+def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> tuple[Score, Score]:
+    """The plans run as they are, and as the fix loop runs them: a plan that leaves the
+    tests failing is followed by the one-call baseline, and the job pays for both."""
+    first = asyncio.run(rollouts.many(_items(rows, plans)))
     redo = [i for i, r in enumerate(first) if not r.green]
-    again = asyncio.run(
-        rollouts.many(
-            [
-                (rows[i].task, rows[i].pool, fixed_plan(role_of(rows[i].pool, "strong")))
-                for i in redo
-            ]
-        )
-    )
+    static = [fixed_plan(role_of(rows[i].pool, "strong")) for i in redo]
+    again = asyncio.run(rollouts.many(_items([rows[i] for i in redo], static)))
     w = rollouts.weights
     done = list(first)
     for i, second in zip(redo, again, strict=True):
@@ -201,7 +190,11 @@ def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> Score:
             seconds=seconds,
             steps=(first[i].steps if first[i].valid else 0) + second.steps,
         )
-    return Score.of(done, plans)
+    return Score.of(first, plans), Score.of(done, plans)
+
+
+def _items(rows: list[Row], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
+    return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
 
 
 def row_of(name: str, s: Score) -> list[object]:
@@ -252,10 +245,11 @@ def main() -> None:
         f"tasks x {args.held_pools} unseen pools; conductor {model.name}",
         flush=True,
     )
+    strong = strategy(rollouts, held_rows, "strong")  # static is one call to the strongest
     baselines = {
-        "static (one call, strongest)": strategy(rollouts, held_rows, "strong"),
+        "static (one call, strongest)": strong,
         "single: quick": strategy(rollouts, held_rows, "quick"),
-        "single: strong": strategy(rollouts, held_rows, "strong"),
+        "single: strong": strong,
     }
     oracle = strategy(rollouts, held_rows, None)
     started = time.monotonic()
@@ -288,18 +282,19 @@ def main() -> None:
             raise SystemExit(f"{args.rescore}: its held-out rows are not this script's")
         print(f"\n{args.rescore}: {report['steps']} steps, plans rerun")
     before, after = Score(**report["before"]), Score(**report["after"])
-    if saved is not None:  # rerun, so that every row of the table comes from this run
-        before = Score.of(asyncio.run(rollouts.many(_items(held_rows, before.plans))), before.plans)
-        after = Score.of(asyncio.run(rollouts.many(_items(held_rows, after.plans))), after.plans)
-    floors = [with_floor(rollouts, held_rows, s.plans) for s in (before, after)]
+    (rerun_before, floor_before), (rerun_after, floor_after) = (
+        with_floor(rollouts, held_rows, s.plans) for s in (before, after)
+    )
+    if saved is not None:  # the reruns, so that every row of the table comes from this run
+        before, after = rerun_before, rerun_after
     standin.stop()
     lr = report["options"]["learning_rate"]
     rows = [
         row_of("prompted SmolLM2-135M (before)", before),
         row_of(f"trained SmolLM2-135M (after, lr {lr:g}, {report['steps']} steps)", after),
         *[row_of(name, s) for name, s in baselines.items()],
-        row_of("prompted, with the floor", floors[0]),
-        row_of("trained, with the floor", floors[1]),
+        row_of("prompted, with the floor", floor_before),
+        row_of("trained, with the floor", floor_after),
         row_of("(reference: route by the ability table)", oracle),
     ]
     print(
@@ -308,10 +303,6 @@ def main() -> None:
             rows,
         )
     )
-
-
-def _items(rows: list[Row], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
-    return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
 
 
 if __name__ == "__main__":
