@@ -47,9 +47,10 @@ from typing import Any
 from _common import REPO, table
 from standin import Seen, StandIn
 
+from conductor_lsp.cli.train import add_training_options, training_options
 from conductor_lsp.config.defaults import find_smollm2
 from conductor_lsp.eval import SuiteTask, load_suite
-from conductor_lsp.learn.grpo import Row, Score, TrainOptions, split, train_grpo
+from conductor_lsp.learn.grpo import Row, Score, split, train_grpo
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
 
@@ -204,17 +205,10 @@ def row_of(name: str, s: Score) -> list[object]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--steps", type=int, default=60)
-    ap.add_argument("--seconds", type=float, default=1800, help="training time budget")
-    ap.add_argument("--group", type=int, default=4)
-    ap.add_argument("--batch", type=int, default=2)
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--lora-rank", type=int, default=8)
-    ap.add_argument("--beta", type=float, default=0.04, help="KL penalty towards the base model")
+    add_training_options(ap, steps=60, lr=1e-3, seconds=1800)
     ap.add_argument("--cost-weight", type=float, default=50.0)
     ap.add_argument("--train-pools", type=int, default=3, help="pools per training task")
     ap.add_argument("--held-pools", type=int, default=2, help="pools per held-out task")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="/tmp/conductor-trained")
     ap.add_argument("--rescore", metavar="DIR", help="a finished run: rerun its plans, no training")
     args = ap.parse_args()
@@ -259,17 +253,7 @@ def main() -> None:
             train_rows,
             held_rows,
             rollouts,
-            TrainOptions(
-                steps=args.steps,
-                group=args.group,
-                batch=args.batch,
-                learning_rate=args.lr,
-                lora_rank=args.lora_rank,
-                beta=args.beta,
-                seconds=args.seconds,
-                seed=args.seed,
-                save_steps=10,
-            ),
+            training_options(args, save_steps=10),
             Path(args.out),
         )
         print(

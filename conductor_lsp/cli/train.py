@@ -28,19 +28,44 @@ def add_parser(sub: Any) -> None:
     t.add_argument(
         "--from-episodes", type=Path, help="fine-tune on recorded plans that beat static"
     )
-    t.add_argument("--steps", type=int, default=100, help="optimizer steps (default: 100)")
-    t.add_argument("--group", type=int, default=4, help="plans sampled per prompt (default: 4)")
-    t.add_argument("--batch", type=int, default=2, help="prompts per step (default: 2)")
-    t.add_argument("--lr", type=float, default=2e-4, help="learning rate (default: 2e-4)")
-    t.add_argument("--lora-rank", type=int, default=8, help="LoRA rank (default: 8)")
-    t.add_argument(
-        "--beta", type=float, default=0.04, help="KL penalty towards the base model (default: 0.04)"
-    )
+    add_training_options(t)
     t.add_argument("--cost-weight", type=float, help="reward lost per $ (default: [learn])")
-    t.add_argument("--seconds", type=float, default=0.0, help="stop training after this long")
     t.add_argument("--held-out", type=float, default=0.25, help="share of tasks held out")
     t.add_argument("--jobs", type=int, default=2, help="rollouts run at once (default: 2)")
-    t.add_argument("--seed", type=int, default=0)
+
+
+def add_training_options(
+    p: argparse.ArgumentParser, *, steps: int = 100, lr: float = 2e-4, seconds: float = 0.0
+) -> None:
+    """The options of one training run, shared with bench/train_conductor.py (which only
+    changes their defaults), so that both front ends offer the same ones."""
+    p.add_argument("--steps", type=int, default=steps, help=f"optimizer steps (default: {steps})")
+    p.add_argument("--group", type=int, default=4, help="plans sampled per prompt (default: 4)")
+    p.add_argument("--batch", type=int, default=2, help="prompts per step (default: 2)")
+    p.add_argument("--lr", type=float, default=lr, help=f"learning rate (default: {lr:g})")
+    p.add_argument("--lora-rank", type=int, default=8, help="LoRA rank (default: 8)")
+    p.add_argument(
+        "--beta", type=float, default=0.04, help="KL penalty towards the base model (default: 0.04)"
+    )
+    p.add_argument(
+        "--seconds", type=float, default=seconds, help="stop training after this long (0: never)"
+    )
+    p.add_argument("--seed", type=int, default=0)
+
+
+def training_options(args: argparse.Namespace, **more: Any) -> TrainOptions:
+    """The options ``add_training_options`` declared, as the trainers take them."""
+    return TrainOptions(
+        steps=args.steps,
+        group=args.group,
+        batch=args.batch,
+        learning_rate=args.lr,
+        lora_rank=args.lora_rank,
+        beta=args.beta,
+        seconds=args.seconds,
+        seed=args.seed,
+        **more,
+    )
 
 
 def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -56,16 +81,7 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
         learn.seconds_weight,
         learn.format_penalty,
     )
-    options = TrainOptions(
-        steps=args.steps,
-        group=args.group,
-        batch=args.batch,
-        learning_rate=args.lr,
-        lora_rank=args.lora_rank,
-        beta=args.beta,
-        seconds=args.seconds,
-        seed=args.seed,
-    )
+    options = training_options(args)
     log = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
     if args.from_episodes:
         episodes = read_episodes(args.from_episodes)
