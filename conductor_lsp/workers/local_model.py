@@ -153,7 +153,6 @@ class LocalModel:
         self.model, self.tokenizer = load_pretrained(model, self.device)
         if adapter:
             self.model = apply_adapter(self.model, adapter)
-        self.adapter = adapter
         self.model.eval()
         self.load_seconds = time.monotonic() - started
         self._prefixes: dict[tuple[int, ...], Any] = {}
