@@ -154,16 +154,21 @@ def workbench(tmp_path: Path, standin: StandIn) -> Iterator[tuple[Any, Path, Pat
 SHOT: list[Any] = []  # (page, folder) while a test runs: a timeout leaves a screenshot
 
 
+def timeout_shot(what: str) -> str:
+    """A screenshot of the page for a timeout while waiting for ``what``; where it went."""
+    if not SHOT:
+        return ""
+    page, folder = SHOT
+    shot = Path(folder) / f"timeout-{re.sub(r'[^a-z]+', '-', what)}.png"
+    page.screenshot(path=str(shot))
+    return f" (screenshot: {shot})"
+
+
 def wait(check: Callable[[], bool], what: str, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            if SHOT:
-                page, folder = SHOT
-                shot = Path(folder) / f"timeout-{re.sub(r'[^a-z]+', '-', what)}.png"
-                page.screenshot(path=str(shot))
-                what += f" (screenshot: {shot})"
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}{timeout_shot(what)}")
         time.sleep(0.25)
 
 
@@ -231,9 +236,8 @@ def code_action(page: Any, line_text: str, title: str, tries: int = 4) -> Any:
         except Exception:
             shown = [r.inner_text(timeout=1000) for r in rows.all()]
             seen.append(f"menu rows {shown}; status bar: {status_bar(page)!r}")
-    if SHOT:
-        page.screenshot(path=str(Path(SHOT[1]) / "timeout-code-action.png"))
-    raise AssertionError(f"no {title!r} in the code action menu after {tries} tries: {seen}")
+    shot = timeout_shot("code action")
+    raise AssertionError(f"no {title!r} in the code action menu after {tries} tries{shot}: {seen}")
 
 
 def test_a_real_vs_code_fixes_undoes_and_rewrites(
