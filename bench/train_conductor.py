@@ -12,9 +12,12 @@ fix by this ability table (what their descriptions truthfully say):
 so the best plan depends on the task: one step on quick for a one-file bug fix, one
 step on strong for an implement task or a two-file change. Like a real model, a worker
 follows the subtask it is given: one that is not a readable instruction (fewer than
-three words, mostly not words, or a phrase over and over) gets no fix from anyone.
-(Without this rule a run at learning rate 1e-3 learned to route while its subtasks
-decayed into "]()()()...": no worker read them, so the reward never saw it.)
+three words, mostly not words, or a phrase over and over) gets no fix from anyone, nor
+does one that sends the worker after code the task does not have (a call, a file or
+a snake_case name found nowhere in the task's text and files). Without the first rule
+a run at learning rate 1e-3 learned to route while its subtasks decayed into
+"]()()()..."; without the second, plans that copied the prompt's old example subtask
+("Fix parse() so that ...") to every task scored as if they were right.
 
 Every prompt gets its own pool: names, order, prices and the wording of the descriptions
 vary, so the conductor must read the pool it is given, not memorise ids. Tasks are split
@@ -101,6 +104,21 @@ def readable(instruction: str) -> bool:
     return max(trigrams.values(), default=0) <= 2
 
 
+CODE_NAME = re.compile(r"`([^`\n]+)`|([A-Za-z_][\w.]*)\(|(\w+\.py)\b|\b([a-z]+_[a-z_0-9]+)\b")
+
+
+def misleading(instruction: str, task: SuiteTask) -> str | None:
+    """The first name of code in a subtask that the task has nowhere, if any."""
+    known = task.instruction + "".join(
+        (task.path / f).read_text("utf-8", errors="replace") for f in task.files()
+    )
+    for m in CODE_NAME.finditer(instruction):
+        name = next(g for g in m.groups() if g)
+        if name not in known:
+            return name
+    return None
+
+
 def message_text(body: dict[str, Any]) -> str:
     """The chat messages' text as the worker reads it (parts joined)."""
     out = []
@@ -123,6 +141,9 @@ def responder(tasks: list[SuiteTask]) -> Any:
         for task in tasks:
             code = [f for f in task.files() if not f.startswith(("test_", "conftest"))]
             if all(f"## File `{f}`" in prompt for f in code):
+                name = misleading(asked[-1], task) if asked else None
+                if name is not None:
+                    return f"The subtask is about {name}, and this code has no {name}."
                 if role == "strong" or (role == "quick" and one_file_fix(task)):
                     return task.solution
                 return "I could not work out a change for this one."

@@ -90,6 +90,18 @@ def test_prompt_lists_workers_by_id_with_price_and_keeps_prefix_fixed() -> None:
     assert "`calc.py` (1 lines, may change)" in brief and "SECRET_BODY" not in brief
 
 
+def test_a_verbatim_copy_of_an_example_plan_fits_any_task() -> None:
+    """Small conductors copy the examples word for word (SmolLM2-135M does on every task):
+    the copy must name the pool's own workers and no code that the task may not have."""
+    system = build_prompt(TASK, INFOS, 5).system
+    plans = [parse_plan(block, INFOS) for block in system.split("Example (task:")[1:]]
+    assert len(plans) == 2
+    assert [[s.worker.name for s in p.steps] for p in plans] == [["strong"], ["cheap", "strong"]]
+    for step in (s for p in plans for s in p.steps):
+        assert "(" not in step.subtask and ".py" not in step.subtask, step.subtask
+        assert "test" in step.subtask or "step 0" in step.subtask, step.subtask
+
+
 def test_brief_keeps_the_list_of_failures_and_leaves_the_raw_output_to_workers(
     tmp_path: Path,
 ) -> None:

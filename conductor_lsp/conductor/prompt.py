@@ -3,8 +3,9 @@
 Two answer formats: ``lists`` (the RL Conductor's three Python lists, which the
 local grammar enforces) and ``json`` (the same lists in a JSON object, which a
 server's JSON-schema decoding enforces). The examples name the pool's own
-strongest and cheapest workers, so a small model that copies an example copies
-a sensible plan.
+strongest and cheapest workers, and their subtasks name no code, so a small model
+that copies an example verbatim (SmolLM2 does, every time) copies a plan that fits
+any task instead of sending a worker after a function that is not there.
 """
 
 from __future__ import annotations
@@ -79,14 +80,14 @@ def _examples(workers: Sequence[WorkerInfo], fmt: Format) -> str:
         (
             "the parser crashes on empty input",
             [strong],
-            ["Fix parse() so that an empty string returns an empty list."],
+            ["Fix the bug that the failing tests show; change only what the fix needs."],
             ["all"],
         ),
         (
             "some totals are wrong, and it is not clear why",
             [cheap, strong],
             [
-                "Find why the totals are wrong and name the lines to change.",
+                "Find the cause of the failing tests and name the lines to change.",
                 "Write the fix for the cause found in step 0.",
             ],
             [[], "all"],
