@@ -11,13 +11,13 @@ fix by this ability table (what their descriptions truthfully say):
 
 so the best plan depends on the task: one step on quick for a one-file bug fix, one
 step on strong for an implement task or a two-file change. Like a real model, a worker
-follows the subtask it is given: one that is not a readable instruction (fewer than
-three words, mostly not words, or a phrase over and over) gets no fix from anyone, nor
-does one that sends the worker after code the task does not have (a call, a file or
-a snake_case name found nowhere in the task's text and files). Without the first rule
-a run at learning rate 1e-3 learned to route while its subtasks decayed into
-"]()()()..."; without the second, plans that copied the prompt's old example subtask
-("Fix parse() so that ...") to every task scored as if they were right.
+follows the subtask it is given: one that sends it after code the task does not have
+(a call, a file or a snake_case name found nowhere in the task's text and files) gets
+no fix from anyone; nor does one that is no instruction at all (``]()()()...``), though
+the plan parser now refuses those first, for the format penalty. Without these rules a
+run at learning rate 1e-3 learned to route while its subtasks decayed into "]()()()...",
+and plans that copied the prompt's old example subtask ("Fix parse() so that ...") to
+every task scored as if they were right.
 
 Every prompt gets its own pool: names, order, prices and the wording of the descriptions
 vary, so the conductor must read the pool it is given, not memorise ids. Tasks are split
@@ -43,7 +43,6 @@ import json
 import random
 import re
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,7 @@ from _common import REPO, table
 from standin import Seen, StandIn
 
 from conductor_lsp.cli.train import add_training_options, training_options
+from conductor_lsp.conductor.parse import unreadable
 from conductor_lsp.config.defaults import find_smollm2
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Row, Score, split, train_grpo
@@ -93,17 +93,6 @@ def one_file_fix(task: SuiteTask) -> bool:
 SUBTASK = re.compile(r"## Your subtask \(\w+\)\n(.*?)\n\n", re.S)
 
 
-def readable(instruction: str) -> bool:
-    """Whether a subtask reads as an instruction: some words, mostly words, no loop."""
-    words = re.findall(r"[A-Za-z][A-Za-z'_]*", instruction)
-    tokens = instruction.split()
-    if len(words) < 3 or len(words) < 0.6 * len(tokens):
-        return False
-    lowered = [w.lower() for w in words]
-    trigrams = Counter(zip(lowered, lowered[1:], lowered[2:], strict=False))
-    return max(trigrams.values(), default=0) <= 2
-
-
 CODE_NAME = re.compile(r"`([^`\n]+)`|([A-Za-z_][\w.]*)\(|(\w+\.py)\b|\b([a-z]+_[a-z_0-9]+)\b")
 
 
@@ -136,7 +125,7 @@ def responder(tasks: list[SuiteTask]) -> Any:
         role = seen.body.get("model")
         prompt = json.dumps(seen.body)
         asked = SUBTASK.findall(message_text(seen.body))
-        if asked and not readable(asked[-1]):
+        if asked and unreadable(asked[-1]) is not None:
             return "I could not make out what the subtask asks me to do."
         for task in tasks:
             code = [f for f in task.files() if not f.startswith(("test_", "conftest"))]

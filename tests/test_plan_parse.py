@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from conductor_lsp import PlanError
 from conductor_lsp.conductor import parse_plan
+from conductor_lsp.conductor.parse import unreadable
 from conductor_lsp.plan import infer_role
 
 WORKERS = ["analyst", "coder", "tests"]
@@ -26,6 +27,39 @@ access_list = [[], "all"]
     assert plan.steps[0].role == "analysis"
     assert plan.steps[1].role == "generation"
     assert plan.steps[0].subtask == "Find why parse() fails on ''."
+
+
+# Subtasks that SmolLM2-135M wrote, prompted or under GRPO training (bench/train_conductor.py).
+RUN_OFF = [
+    ("]()()()()()()()()()()()()()()", "has no words"),
+    ("] + [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]", "has no words"),
+    ("]  # 10 lines, read only, 6 lines, 5 lines, 5 lines, 5 lines, 5 lines, 5 lines", "repeats"),
+    ("Write the fix for the cause found in step 0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1", "repeats"),
+    ("== == == == == == fix == == == == == ==", "is mostly not words"),
+]
+
+
+@pytest.mark.parametrize(("subtask", "why"), RUN_OFF)
+def test_a_subtask_that_is_no_instruction_is_a_plan_error(subtask: str, why: str) -> None:
+    text = f"model_id = [0, 1]\nsubtasks = ['Find the bug', {subtask!r}]\naccess_list = [[], 'all']"
+    with pytest.raises(PlanError, match=f"step 1: subtask is not an instruction \\(it {why}"):
+        parse_plan(text, WORKERS)
+
+
+@pytest.mark.parametrize(
+    "subtask",
+    [
+        "Fix it",
+        "x y",
+        "Replace `x = a - b` with `x = a + b` in calc.py",
+        "Fix sum_to(n) so that sum_to(0) == 0 and sum_to(3) == 6.",
+        "Check a, then b, then c, then d: a test for a, a test for b, a test for c.",
+        "Rewrite the loop in stats.py:\n    for i in range(len(xs)):\n        total += xs[i]",
+    ],
+)
+def test_terse_or_code_laden_subtasks_are_instructions(subtask: str) -> None:
+    plan = parse_plan(f"model_id = [1]\nsubtasks = [{subtask!r}]\naccess_list = ['all']", WORKERS)
+    assert plan.steps[0].subtask == subtask.strip()
 
 
 def test_index_lists_and_explicit_roles() -> None:
@@ -182,7 +216,12 @@ def test_parser_raises_only_plan_error(text: str) -> None:
     st.lists(
         st.tuples(
             st.integers(0, 2),
-            st.text(min_size=1, max_size=30).filter(str.strip),
+            # An instruction: a word, then any text (one that reads as none is refused).
+            st.builds(
+                "{} {}".format,
+                st.from_regex(r"[A-Za-z]{1,8}", fullmatch=True),
+                st.text(max_size=30),
+            ).filter(lambda s: unreadable(s) is None),
             st.one_of(st.just("all"), st.just([])),
         ),
         min_size=1,

@@ -197,11 +197,44 @@ def _role(value: object, subtask: str, where: str) -> Role:
     raise PlanError(f"{where}: unknown role {value!r} (use one of {', '.join(ROLES)})")
 
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z'_]*")
+_STUTTER = re.compile(r"(.{1,8}?)\1{9,}", re.S)
+_READ_CHARS = 4000
+
+
+def unreadable(subtask: str) -> str | None:
+    """Why a subtask is no instruction a worker could follow, or None when it reads as one.
+
+    Small conductors, and conductors drifting under training, fill the subtask strings
+    with runs like ``]()()()``, ``1.1.1.1...`` or ``5 lines, 5 lines, ...``: a worker
+    handed one is lost, and the fix loop would pay for its call. Lenient on purpose:
+    terse or code-laden instructions pass."""
+    text = subtask[:_READ_CHARS]
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words:
+        return "it has no words"
+    tokens = text.split()
+    if sum(any(c.isalpha() for c in t) for t in tokens) < 0.4 * len(tokens):
+        return "it is mostly not words"
+    trigrams: dict[tuple[str, ...], int] = {}
+    for gram in zip(words, words[1:], words[2:], strict=False):
+        trigrams[gram] = trigrams.get(gram, 0) + 1
+        if trigrams[gram] > 3:
+            return f"it repeats {' '.join(gram)!r}"
+    m = _STUTTER.search(text)
+    if m:
+        return f"it repeats {m.group(1)!r}"
+    return None
+
+
 def _subtask(value: object, where: str) -> str:
     if not isinstance(value, str):
         raise PlanError(f"{where}: subtask must be text, got {type(value).__name__}")
     if not value.strip():
         raise PlanError(f"{where}: subtask is empty")
+    why = unreadable(value)
+    if why is not None:
+        raise PlanError(f"{where}: subtask is not an instruction ({why}): {value.strip()[:60]!r}")
     return value.strip()
 
 
