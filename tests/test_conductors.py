@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tiny_model import well_formed
 
 from conductor_lsp import BackendUnavailable, ConfigError, FileContext, PlanError, Task, run_tests
 from conductor_lsp.conductor import StaticConductor, build_prompt, parse_plan, static_plan
@@ -184,11 +185,13 @@ def tiny_conductor(tiny_model_dir: Path) -> object:
 async def test_constrained_decoding_always_yields_a_valid_plan(
     tiny_conductor: object, tiny_model_dir: Path
 ) -> None:
-    # A random-weight model writes noise; the grammar alone makes it a valid plan.
+    # A random-weight model writes noise; the grammar alone makes it a well-formed plan
+    # (its subtasks may be word salad, which the parser refuses as no instruction).
     plan = await tiny_conductor.plan(TASK, INFOS, 4)  # type: ignore[attr-defined]
     assert plan.source == "transformers"
-    assert 1 <= len(plan.steps) <= 4
+    assert plan.steps or "subtask is not an instruction" in plan.error, plan.error
     assert plan.raw.startswith("model_id = [")
+    assert 1 <= len(well_formed(plan.raw, INFOS).steps) <= 4
 
 
 async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) -> None:
@@ -273,8 +276,9 @@ async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
     pytest.importorskip("xgrammar")
     bound = MLXConductor(ConductorConfig(backend="mlx", model=str(tiny_model_dir)))
     plan = await make_plan(bound, TASK, INFOS, 4)
-    assert plan.source == "mlx" and 1 <= len(plan.steps) <= 4
+    assert plan.source == "mlx" or "subtask is not an instruction" in plan.source, plan.source
     assert plan.raw.startswith("model_id = [")
+    assert 1 <= len(well_formed(plan.raw, INFOS).steps) <= 4
 
 
 def test_mlx_missing_gives_a_clear_error(

@@ -51,6 +51,8 @@ def test_a_subtask_that_is_no_instruction_is_a_plan_error(subtask: str, why: str
     [
         "Fix it",
         "x y",
+        "修复 calc.py 中的错误",  # any script: a conductor may plan in the user's language
+        "Исправь ошибку в calc.py",
         "Replace `x = a - b` with `x = a + b` in calc.py",
         "Fix sum_to(n) so that sum_to(0) == 0 and sum_to(3) == 6.",
         "Check a, then b, then c, then d: a test for a, a test for b, a test for c.",

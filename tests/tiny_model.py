@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -56,3 +59,17 @@ def build_tiny_model(path: Path, seed: int = 0) -> Path:
     )
     LlamaForCausalLM(config).save_pretrained(path, safe_serialization=True)
     return path
+
+
+def well_formed(raw: str, workers: Sequence[Any]) -> Any:
+    """The plan a grammar-constrained answer spells, whatever its subtasks say.
+
+    Random weights write word salad, often in a loop, which the parser rightly refuses
+    as no instruction; what the grammar guarantees is everything else: three lists of
+    equal length, known ids, earlier steps only, no tool last."""
+    from conductor_lsp.conductor.parse import parse_for_workers
+
+    head, subtasks, tail = raw.strip().split("\n")
+    count = len(ast.literal_eval(subtasks.split("=", 1)[1].strip()))
+    calm = f"subtasks = {['Do the step.'] * count!r}"
+    return parse_for_workers("\n".join([head, calm, tail]), workers, max_steps=5, source="test")

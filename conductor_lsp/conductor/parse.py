@@ -197,7 +197,7 @@ def _role(value: object, subtask: str, where: str) -> Role:
     raise PlanError(f"{where}: unknown role {value!r} (use one of {', '.join(ROLES)})")
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'_]*")
+_WORD = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W_]+)*")  # letters in any script
 _STUTTER = re.compile(r"(.{1,8}?)\1{9,}", re.S)
 _READ_CHARS = 4000
 
