@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import random
 import re
@@ -96,11 +97,17 @@ SUBTASK = re.compile(r"## Your subtask \(\w+\)\n(.*?)\n\n", re.S)
 CODE_NAME = re.compile(r"`([^`\n]+)`|([A-Za-z_][\w.]*)\(|(\w+\.py)\b|\b([a-z]+_[a-z_0-9]+)\b")
 
 
-def misleading(instruction: str, task: SuiteTask) -> str | None:
-    """The first name of code in a subtask that the task has nowhere, if any."""
-    known = task.instruction + "".join(
+@functools.cache
+def task_text(task: SuiteTask) -> str:
+    """The task's instruction and files, read once (every worker call checks them)."""
+    return task.instruction + "".join(
         (task.path / f).read_text("utf-8", errors="replace") for f in task.files()
     )
+
+
+def misleading(instruction: str, task: SuiteTask) -> str | None:
+    """The first name of code in a subtask that the task has nowhere, if any."""
+    known = task_text(task)
     for m in CODE_NAME.finditer(instruction):
         name = next(g for g in m.groups() if g)
         if name not in known:

@@ -35,22 +35,35 @@ def add_parser(sub: Any) -> None:
 
 
 def add_training_options(
-    p: argparse.ArgumentParser, *, steps: int = 100, lr: float = 2e-4, seconds: float = 0.0
+    p: argparse.ArgumentParser,
+    *,
+    steps: int = TrainOptions.steps,
+    lr: float = TrainOptions.learning_rate,
+    seconds: float = TrainOptions.seconds,
 ) -> None:
     """The options of one training run, shared with bench/train_conductor.py (which only
-    changes their defaults), so that both front ends offer the same ones."""
+    changes their defaults), so that both front ends offer the same ones. The defaults
+    are TrainOptions' own, except ``--beta``: the command line anchors to the base model
+    (0.04) where the API's default is no penalty."""
+    o = TrainOptions
     p.add_argument("--steps", type=int, default=steps, help=f"optimizer steps (default: {steps})")
-    p.add_argument("--group", type=int, default=4, help="plans sampled per prompt (default: 4)")
-    p.add_argument("--batch", type=int, default=2, help="prompts per step (default: 2)")
+    p.add_argument(
+        "--group", type=int, default=o.group, help=f"plans sampled per prompt (default: {o.group})"
+    )
+    p.add_argument(
+        "--batch", type=int, default=o.batch, help=f"prompts per step (default: {o.batch})"
+    )
     p.add_argument("--lr", type=float, default=lr, help=f"learning rate (default: {lr:g})")
-    p.add_argument("--lora-rank", type=int, default=8, help="LoRA rank (default: 8)")
+    p.add_argument(
+        "--lora-rank", type=int, default=o.lora_rank, help=f"LoRA rank (default: {o.lora_rank})"
+    )
     p.add_argument(
         "--beta", type=float, default=0.04, help="KL penalty towards the base model (default: 0.04)"
     )
     p.add_argument(
         "--seconds", type=float, default=seconds, help="stop training after this long (0: never)"
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=o.seed)
 
 
 def training_options(args: argparse.Namespace, **more: Any) -> TrainOptions:

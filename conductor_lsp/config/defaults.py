@@ -57,8 +57,8 @@ def _conductor(cfg: Config, smol: Path | None, local_ok: bool) -> None:
         elif smol and local_ok:
             # Measured, not assumed (README, "Benchmarks"): prompted, SmolLM2-135M's plans
             # earn less than the one-call baseline; trained with GRPO for 30 CPU minutes
-            # they earn more only with the floor behind them, without reading the task,
-            # and give every worker the prompt's example as its subtask.
+            # they learn the baseline's one-step shape and earn more only with the floor
+            # behind them, choosing workers at chance without reading the task.
             c.backend = "static"
             cfg.sources.append(
                 f"auto: conductor = static (the only local model, {smol.name}, is too small "

@@ -29,7 +29,7 @@ from ..runtime.episodes import failing_ids
 from ..runtime.session import Session
 from ..task import Task
 from ..testrun import TestRun, run_tests
-from .reward import Weights, reward
+from .reward import Weights, reward, success
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class Rollouts:
             value,
             True,
             green=green,
-            success=value + self.weights.cost * job.cost + self.weights.seconds * job.seconds,
+            success=success(outcome),
             cost=job.cost,
             seconds=job.seconds,
             steps=len(plan.steps),
