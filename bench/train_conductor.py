@@ -99,9 +99,15 @@ CODE_NAME = re.compile(r"`([^`\n]+)`|([A-Za-z_][\w.]*)\(|(\w+\.py)\b|\b([a-z]+_[
 
 @functools.cache
 def task_text(task: SuiteTask) -> str:
-    """The task's instruction and files, read once (every worker call checks them)."""
-    return task.instruction + "".join(
-        (task.path / f).read_text("utf-8", errors="replace") for f in task.files()
+    """The task's instruction, file names and files, read once (every worker call checks
+    them)."""
+    files = task.files()
+    return "\n".join(
+        [
+            task.instruction,
+            *files,
+            *((task.path / f).read_text("utf-8", errors="replace") for f in files),
+        ]
     )
 
 
