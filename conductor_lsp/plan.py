@@ -82,6 +82,16 @@ class Plan:
     #: Why the conductor's output was not a usable plan ('' when it was).
     error: str = ""
 
+    def leaves(self) -> tuple[int, ...]:
+        """The steps whose answer no later step sees: each one is a candidate answer.
+
+        A chain has one leaf, its last step (the RL Conductor's final answer); a plan of
+        independent steps is as many candidates as steps."""
+        seen: set[int] = set()
+        for i, s in enumerate(self.steps):
+            seen.update(s.dependencies(i))
+        return tuple(i for i in range(len(self.steps)) if i not in seen)
+
     def spent(self) -> str:
         """What asking the conductor cost, in words ('' when no model was asked)."""
         if self.call is None:

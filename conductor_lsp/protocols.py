@@ -38,6 +38,13 @@ class WorkerRequest:
     subtask: str = ""
     #: Extra fields for the request body (structured output: response_format, grammar).
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: Sampling temperature for this call only (a repeated leaf samples); None: the worker's.
+    temperature: float | None = None
+
+    def temperature_for(self, configured: float) -> float:
+        """This call's temperature: the request's, else the worker's (negative: the
+        provider's default)."""
+        return configured if self.temperature is None else self.temperature
 
     def prompt_text(self) -> str:
         return "\n\n".join(p.text for p in self.parts)

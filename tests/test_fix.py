@@ -132,7 +132,8 @@ def test_user_work_survives_a_run_that_ends_worse(repo: Path, standin: StandIn) 
     standin.push(Behaviour(text=WORSE), Behaviour(text="no edits here"), Behaviour(text="nor here"))
     out = fix(repo, "--max-iterations", "3")
     assert out.returncode == 1
-    assert "restored" in out.stdout
+    assert "no state beat the start: the workspace is unchanged" in out.stdout
+    assert "written: nothing" in out.stdout
     assert (repo / "calc.py").read_text() == BUGGY + "# my uncommitted note\n"
     assert (repo / "scratch.txt").read_text() == "untracked thoughts\n"
     assert r.git.diff("--cached") == staged and r.head.commit.message == "init"
@@ -146,12 +147,20 @@ def test_same_edit_twice_is_stuck(repo: Path, standin: StandIn) -> None:
     assert "the same" in out.stdout
 
 
-def test_kill_9_mid_loop_then_undo(repo: Path, standin: StandIn) -> None:
+def worktrees(repo: Path) -> list[str]:
+    listing = git.Repo(repo).git.worktree("list", "--porcelain")
+    return [line for line in listing.splitlines() if line.startswith("worktree ")]
+
+
+def test_kill_9_mid_job_leaves_the_workspace_as_it_was(
+    repo: Path, standin: StandIn, tmp_path: Path
+) -> None:
     (repo / "calc.py").write_text(BUGGY + "# uncommitted work\n")
     (repo / "mine.txt").write_text("untracked\n")
+    files = {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()}
     nudge = sr("calc.py", "    return a - b\n", "    return a - b + 1\n")  # new failure text
     standin.push(Behaviour(text=nudge), Behaviour("slow", delay=60, text="too late"))
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = {**os.environ, "NO_COLOR": "1", "XDG_CACHE_HOME": str(tmp_path / "cache")}
     proc = subprocess.Popen(
         [PY, "-m", "conductor_lsp.cli", "fix", str(repo)],
         env=env,
@@ -163,10 +172,12 @@ def test_kill_9_mid_loop_then_undo(repo: Path, standin: StandIn) -> None:
         while len(standin.seen) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(standin.seen) == 2, "the loop never reached its second round"
-        assert "a - b + 1" in (repo / "calc.py").read_text()  # the job changed the file
+        assert len(worktrees(repo)) > 1  # the second round's sandbox is registered
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+    # The first round's edit was judged in a sandbox only: the workspace is as it was.
+    assert {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()} == files
     undo = subprocess.run(
         [PY, "-m", "conductor_lsp.cli", "undo", str(repo)],
         env=env,
@@ -174,17 +185,19 @@ def test_kill_9_mid_loop_then_undo(repo: Path, standin: StandIn) -> None:
         text=True,
         timeout=60,
     )
-    assert undo.returncode == 0, undo.stderr
-    assert (repo / "calc.py").read_text() == BUGGY + "# uncommitted work\n"
-    assert (repo / "mine.txt").read_text() == "untracked\n"
-    listing = subprocess.run(
-        [PY, "-m", "conductor_lsp.cli", "undo", str(repo), "--list"],
+    assert undo.returncode == 2 and "nothing to undo" in undo.stderr
+    # The next job prunes what the killed one left: no folder, no registered worktree.
+    standin.push(Behaviour(text=GOOD))
+    out = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(repo)],
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=240,
     )
-    assert "before fix" in listing.stdout and "before undo" in listing.stdout
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert worktrees(repo) == [f"worktree {repo.resolve()}"]
+    assert not any((tmp_path / "cache" / "conductor-lsp" / "sandboxes").glob("*/*"))
 
 
 def test_budget_usd_stops_the_loop(repo: Path, standin: StandIn) -> None:

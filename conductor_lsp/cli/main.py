@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--strategy",
         default="conductor,static,single:*",
-        help="comma-separated: conductor, static, pipeline, single:NAME, single:* "
+        help="comma-separated: conductor, static, search, pipeline, single:NAME, single:* "
         "(default: %(default)s)",
     )
     e.add_argument("--config", type=Path, help="config file with [conductor] and [workers.*]")

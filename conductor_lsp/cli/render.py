@@ -7,7 +7,15 @@ from rich.table import Table
 
 from ..fix.loop import FixReport
 from ..plan import Plan, access_text
-from ..runtime.events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from ..runtime.events import (
+    CandidateJudged,
+    Event,
+    JobDone,
+    LoopNote,
+    PlanReady,
+    StepFinished,
+    StepStarted,
+)
 from ..runtime.results import JobResult
 from ..usage import Tally, Usage, total
 
@@ -73,6 +81,8 @@ def describe_event(event: Event) -> str:
         )
     if isinstance(event, LoopNote):
         return f"[{event.iteration}] {event.message}"
+    if isinstance(event, CandidateJudged):
+        return f"[{event.round}] candidate {event.label}: {event.verdict}"
     if isinstance(event, JobDone):
         r = event.result
         tail = f": {r.reason}" if r.reason else ""
@@ -89,30 +99,33 @@ def print_result(console: Console, result: JobResult) -> None:
 
 
 def print_fix_report(console: Console, report: FixReport) -> None:
-    """The fix loop's final report: rounds, plans, cost, time, diff, checkpoint."""
+    """The fix loop's final report: rounds, plans, candidates, cost, time, diff, checkpoint."""
     console.rule("fix report")
-    for it in report.iterations:
-        tests = (
-            "not run"
-            if it.tests is None
-            else ("passed" if it.tests.passed else f"{it.tests.failing} failing")
-        )
-        by = f" ({it.by})" if it.by else ""
-        console.print(
-            f"iteration {it.index}{by}: edited {', '.join(it.applied) or 'nothing'}; tests {tests}",
-            markup=False,
-            highlight=False,
-        )
-        if it.job is not None:
-            console.print(plan_table(it.job.plan))
-            for line in plan_notes(it.job.plan):
+    for rnd in report.rounds:
+        for attempt in rnd.attempts:
+            by = f" ({attempt.by})" if attempt.by else ""
+            console.print(f"round {rnd.index}{by}:", markup=False, highlight=False)
+            console.print(plan_table(attempt.job.plan))
+            for line in plan_notes(attempt.job.plan):
                 console.print(f"  {line}", markup=False, highlight=False)
-        if it.edit_errors:
-            console.print(f"  edit errors: {it.edit_errors}", markup=False, highlight=False)
+            for c in rnd.of(attempt):
+                v = c.verdict
+                if v is None:
+                    text = "not judged (another candidate was green first)"
+                else:
+                    tests = (
+                        "not run"
+                        if v.tests is None
+                        else ("passed" if v.tests.passed else f"{v.tests.failing} failing")
+                    )
+                    text = f"edited {', '.join(v.applied) or 'nothing'}; tests {tests}"
+                console.print(f"  candidate {c.label}: {text}", markup=False, highlight=False)
+                if v is not None and v.errors:
+                    console.print(f"    edit errors: {v.errors}", markup=False, highlight=False)
     if report.tallies or report.conductor.calls:
         console.print(cost_table(report.tallies, report.conductor))
     if report.diff:
-        console.rule("diff")
+        console.rule("diff" if report.written else "diff (not written)")
         console.print(report.diff, markup=False, highlight=False)
     start = "passed" if report.start.passed else f"{report.start.failing} failing"
     end = "passed" if report.end.passed else f"{report.end.failing} failing"
@@ -122,8 +135,16 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         highlight=False,
     )
     console.print(f"tests: {start} -> {end} in {report.seconds:.1f}s", markup=False)
-    if report.restored:
-        console.print(f"restored {report.restored}", markup=False)
+    judged = [c for c in report.candidates if c.verdict is not None]
+    if report.candidates:
+        console.print(
+            f"candidates: {len(report.candidates)} answered, {len(judged)} judged in sandboxes, "
+            f"{sum(1 for c in judged if c.verdict and c.verdict.green)} green",
+            markup=False,
+        )
+    console.print(
+        f"written: {', '.join(report.written) if report.written else 'nothing'}", markup=False
+    )
     console.print(
         f"checkpoint (undo with `conductor-lsp undo`): {report.checkpoint.ref}",
         markup=False,

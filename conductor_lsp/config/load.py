@@ -130,6 +130,12 @@ def validate(cfg: Config) -> None:
             raise ConfigError(f"workers.{name}.max_retries must not be negative")
         if w.price_in < 0 or w.price_out < 0:
             raise ConfigError(f"workers.{name}: prices must not be negative")
+    if cfg.test.jobs < 1:
+        raise ConfigError("test.jobs must be at least 1")
+    if cfg.search.samples < 1:
+        raise ConfigError("search.samples must be at least 1")
+    if cfg.search.temperature < 0:
+        raise ConfigError("search.temperature must not be negative")
     for key in ("max_calls", "max_iterations"):
         if getattr(cfg.budget, key) < 1:
             raise ConfigError(f"budget.{key} must be at least 1")

@@ -37,8 +37,8 @@ class EndpointConfig:
 @dataclass
 class ConductorConfig(EndpointConfig):
     backend: str = "auto"
-    """static, pipeline, transformers, mlx, openai or auto (transformers on `model` if set,
-    else static: the bundled SmolLM2-135M is too small to plan)."""
+    """static, search, pipeline, transformers, mlx, openai or auto (transformers on `model`
+    if set, else static: the bundled SmolLM2-135M is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
     max_steps: int = DEFAULT_MAX_STEPS
@@ -83,6 +83,8 @@ class TestConfig:
     """Test command; default `python -m pytest -q` in a workspace that looks like a pytest one."""
     timeout: float = 300.0
     """Seconds before the whole test process group is killed."""
+    jobs: int = 2
+    """Most candidate answers tested at once, each in its own sandbox."""
 
 
 @dataclass
@@ -103,6 +105,15 @@ class FixConfig:
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
     floor: bool = True
     """When a conductor's plan leaves the tests failing, run the baseline from the round's start."""
+
+
+@dataclass
+class SearchConfig:
+    samples: int = 1
+    """Leaves the search backend asks of the strongest worker with the direct wording; the
+    first is greedy, the others sample at `temperature` (1: no sampling)."""
+    temperature: float = 0.8
+    """Temperature of a leaf that repeats an earlier leaf (same worker, subtask and access)."""
 
 
 @dataclass
@@ -134,6 +145,7 @@ class Config:
     test: TestConfig = field(default_factory=TestConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     fix: FixConfig = field(default_factory=FixConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
     learn: LearnConfig = field(default_factory=LearnConfig)
     trace: TraceConfig = field(default_factory=TraceConfig)
     edits: EditsConfig = field(default_factory=EditsConfig)
@@ -148,6 +160,7 @@ SECTIONS: dict[str, type] = {
     "test": TestConfig,
     "budget": BudgetConfig,
     "fix": FixConfig,
+    "search": SearchConfig,
     "learn": LearnConfig,
     "trace": TraceConfig,
     "edits": EditsConfig,
@@ -162,6 +175,7 @@ __all__ = [
     "EndpointConfig",
     "FixConfig",
     "LearnConfig",
+    "SearchConfig",
     "TestConfig",
     "TraceConfig",
     "WorkerConfig",

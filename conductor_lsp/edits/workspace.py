@@ -113,12 +113,23 @@ def apply_output_to_disk(
 
 
 def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:
-    """Write every file or none: temp files first, then renames, rolled back on error."""
-    payload = {path: encode(old, text) for path, (old, text) in changes.items()}
+    """Write every file or none, each in its own encoding (see ``replace_files``)."""
+    replace_files({path: encode(old, text) for path, (old, text) in changes.items()})
+
+
+def replace_files(files: dict[Path, bytes]) -> None:
+    """Write every file or none: temp files first, then renames, rolled back on error.
+    Each file keeps its mode; new files get the umask's."""
+    previous: dict[Path, tuple[bytes, int] | None] = {}
+    for path in files:
+        try:
+            previous[path] = (path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
+        except FileNotFoundError:
+            previous[path] = None
     temps: dict[Path, str] = {}
     made_dirs: list[Path] = []
     try:
-        for path, data in payload.items():
+        for path, data in files.items():
             missing = [p for p in [path.parent, *path.parent.parents] if not p.exists()]
             for d in reversed(missing):
                 d.mkdir()
@@ -131,8 +142,8 @@ def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            old = changes[path][0]
-            os.chmod(tmp, old.mode if old else 0o666 & ~_umask())
+            old = previous[path]
+            os.chmod(tmp, old[1] if old else 0o666 & ~_umask())
     except BaseException:
         for tmp in temps.values():
             Path(tmp).unlink(missing_ok=True)
@@ -146,11 +157,11 @@ def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:
             done.append(path)
     except BaseException:
         for path in done:  # put back what we already replaced
-            old = changes[path][0]
+            old = previous[path]
             if old is None:
                 path.unlink(missing_ok=True)
             else:
-                path.write_bytes(encode(old, old.text))
+                path.write_bytes(old[0])
         for path, tmp in temps.items():
             if path not in done:
                 Path(tmp).unlink(missing_ok=True)

@@ -43,6 +43,9 @@ class TaskResult:
     #: Plan sources, round by round (a fallback says why).
     plans: list[str] = field(default_factory=list)
     error: str = ""
+    #: Candidate answers judged in sandboxes, and the one whose state the task ended with.
+    candidates: int = 0
+    best: str = ""
 
 
 async def run_one(
@@ -87,14 +90,16 @@ async def run_one(
         solved=report.end.passed,
         outcome=report.outcome,
         reason=report.reason,
-        rounds=len({it.index for it in report.iterations}),
+        rounds=len(report.rounds),
         worker_calls=workers.calls,
         conductor_calls=report.conductor.calls,
         tokens=workers.usage.total + report.conductor.usage.total,
         cost=report.cost,
         seconds=time.monotonic() - started,
         traces=str(trace_dir),
-        plans=[it.job.plan.source for it in report.iterations if it.job is not None],
+        plans=[a.job.plan.source for r in report.rounds for a in r.attempts],
+        candidates=sum(1 for c in report.candidates if c.verdict is not None),
+        best=report.best,
     )
 
 

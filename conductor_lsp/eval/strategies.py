@@ -1,7 +1,8 @@
 """Strategies compared by ``eval``: ways to get a plan, as configuration layers.
 
 ``conductor`` is the configured backend; ``static`` the baseline (one call to the
-strongest affordable worker, a debugging retry); ``pipeline`` the analysis ->
+strongest affordable worker, a debugging retry); ``search`` every model worker and two
+wordings as candidates the tests choose from; ``pipeline`` the analysis ->
 generation -> review chain; ``single:NAME`` the baseline pinned to one worker
 (the plain "one call to that model" script, with the same retry).
 """
@@ -17,6 +18,7 @@ from ..workers.registry import PROVIDERS
 NAMED: dict[str, dict[str, Any]] = {
     "conductor": {},
     "static": {"conductor": {"backend": "static", "worker": ""}},
+    "search": {"conductor": {"backend": "search", "worker": ""}},
     "pipeline": {"conductor": {"backend": "pipeline"}},
 }
 

@@ -1,6 +1,17 @@
-"""Fix and test: the loop, what it shows the conductor, and checkpoints."""
+"""Fix and test: the loop, its candidates and sandboxes, what it shows the conductor, and
+checkpoints."""
 
+from .candidates import Candidate, Round, State, Verdict
 from .checkpoint import Checkpoint
-from .loop import DEFAULT_INSTRUCTION, FixLoop, FixReport, Iteration
+from .loop import DEFAULT_INSTRUCTION, FixLoop, FixReport
 
-__all__ = ["DEFAULT_INSTRUCTION", "Checkpoint", "FixLoop", "FixReport", "Iteration"]
+__all__ = [
+    "DEFAULT_INSTRUCTION",
+    "Candidate",
+    "Checkpoint",
+    "FixLoop",
+    "FixReport",
+    "Round",
+    "State",
+    "Verdict",
+]

@@ -39,10 +39,9 @@ COPY_SKIP = {
 KEEP = 50
 #: Labels name what a checkpoint marks, so undo can tell a job's start from its steps.
 JOB_START = "before fix"
-JOB_STEP = "after edit"
-JOB_ROUND = "round start"
-JOB_BEST = "best state"
 JOB_END = "after fix"
+#: A verified fix the job could not write (the user changed its files meanwhile, or cancel).
+JOB_KEPT = "verified fix, not written"
 BEFORE_UNDO = "before undo"
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "conductor-lsp",
@@ -130,17 +129,6 @@ def create(root: Path, label: str, *, cache_dir: Path | None = None) -> Checkpoi
     return Checkpoint("git", ref, label, now, commit)
 
 
-def _unreferenced(root: Path, label: str) -> Checkpoint:
-    """A snapshot commit with no ref: what restore compares with, kept nowhere."""
-    repo = _repo(root)
-    if repo is None:
-        raise CheckpointError(f"{root} is no longer a git repository")
-    with _git_errors("could not take a snapshot"), _temp_index(repo) as env:
-        tree = _snapshot_tree(repo, env)
-        commit = str(repo.git.commit_tree(tree, "-m", label, env=env))  # type: ignore[attr-defined]
-    return Checkpoint("git", "", label, time.time(), commit)
-
-
 def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Checkpoint]:
     """Newest first."""
     root = root.resolve()
@@ -164,15 +152,10 @@ def list_checkpoints(root: Path, *, cache_dir: Path | None = None) -> list[Check
     return out
 
 
-def restore(root: Path, checkpoint: Checkpoint, *, save: bool = True) -> Checkpoint:
-    """Put the working tree back as it was; returns a checkpoint of the state it replaced
-    (``save=False``: the loop's own rewind to a round's start, where that state is kept
-    in its "after edit" checkpoint already)."""
+def restore(root: Path, checkpoint: Checkpoint) -> Checkpoint:
+    """Put the working tree back as it was; returns a checkpoint of the state it replaced."""
     root = root.resolve()
-    if save or checkpoint.kind == "copy":  # a copy needs the replaced state to compare with
-        before = create(root, f"{BEFORE_UNDO} to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
-    else:
-        before = _unreferenced(root, "rewind")
+    before = create(root, f"{BEFORE_UNDO} to {checkpoint.ref}", cache_dir=_cache_of(checkpoint))
     if checkpoint.kind == "copy":
         _copy_restore(root, Path(checkpoint.ref), Path(before.ref))
         return before
@@ -230,6 +213,62 @@ def diff(root: Path, checkpoint: Checkpoint) -> str:
         return str(repo.git.diff(checkpoint.commit, tree))  # type: ignore[attr-defined]
 
 
+def read_file(checkpoint: Checkpoint, rel: str, root: Path) -> bytes | None:
+    """The bytes ``rel`` held in ``checkpoint`` (None when it did not exist)."""
+    if checkpoint.kind == "copy":
+        path = Path(checkpoint.ref) / "files" / rel
+        return path.read_bytes() if path.is_file() else None
+    repo = _repo(root.resolve())
+    if repo is None:
+        raise CheckpointError(f"{root} is no longer a git repository")
+    try:
+        blob = repo.commit(checkpoint.commit).tree / rel  # type: ignore[attr-defined]
+    except KeyError:
+        return None
+    return bytes(blob.data_stream.read())
+
+
+def create_with(root: Path, base: Checkpoint, files: dict[str, bytes], label: str) -> Checkpoint:
+    """A checkpoint of ``base`` with ``files`` written over it, the working tree untouched:
+    a verified fix kept for ``undo --ref`` when it could not be applied."""
+    root = root.resolve()
+    now = time.time()
+    if base.kind == "copy":
+        point = _copy_create(root, label, now, _cache_of(base), source=Path(base.ref) / "files")
+        for rel, data in files.items():
+            dest = Path(point.ref) / "files" / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data)
+        return point
+    repo = _repo(root)
+    if repo is None:
+        raise CheckpointError(f"{root} is no longer a git repository")
+    g = repo.git  # type: ignore[attr-defined]
+    with _git_errors("could not store the fix as a checkpoint"), _temp_index(repo) as env:
+        g.read_tree(base.commit, env=env)
+        for rel, data in files.items():
+            blob = repo.odb.store(_istream(data)).hexsha.decode()  # type: ignore[attr-defined]
+            known = str(g.ls_files("-s", "--", rel, env=env)).split(" ", 1)[0]
+            mode = known if known in ("100644", "100755") else "100644"
+            g.update_index("--add", "--cacheinfo", f"{mode},{blob},{rel}", env=env)
+        tree = str(g.write_tree(env=env))
+        message = f"conductor-lsp checkpoint: {label}"
+        commit = str(g.commit_tree(tree, "-p", base.commit, "-m", message, env=env))
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        ref = f"{REF_PREFIX}{stamp}-{int(now * 1e6) % 1_000_000:06d}-{commit[:8]}"
+        g.update_ref(ref, commit)
+    _prune(repo)
+    return Checkpoint("git", ref, label, now, commit)
+
+
+def _istream(data: bytes) -> object:
+    from io import BytesIO
+
+    from gitdb import IStream
+
+    return IStream("blob", len(data), BytesIO(data))
+
+
 def _prune(repo: object) -> None:
     refs = str(repo.git.for_each_ref(REF_PREFIX, "--format=%(refname)", "--sort=-refname"))  # type: ignore[attr-defined]
     for ref in refs.splitlines()[KEEP:]:
@@ -239,13 +278,17 @@ def _prune(repo: object) -> None:
 # --- outside git: copies in a cache directory ------------------------------------------
 
 
+def cache_home() -> Path:
+    """conductor-lsp's folder in the user cache: outside every workspace."""
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "conductor-lsp"
+
+
+def workspace_key(root: Path) -> str:
+    return hashlib.sha256(str(root).encode()).hexdigest()[:16]
+
+
 def _copy_base(root: Path, cache_dir: Path | None) -> Path:
-    base = (
-        cache_dir
-        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "conductor-lsp"
-    )
-    key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
-    return base / "checkpoints" / key
+    return (cache_dir or cache_home()) / "checkpoints" / workspace_key(root)
 
 
 def _cache_of(checkpoint: Checkpoint) -> Path | None:
@@ -261,16 +304,19 @@ def _files(root: Path) -> Iterator[Path]:
             yield Path(dirpath) / name
 
 
-def _copy_create(root: Path, label: str, now: float, cache_dir: Path | None) -> Checkpoint:
+def _copy_create(
+    root: Path, label: str, now: float, cache_dir: Path | None, source: Path | None = None
+) -> Checkpoint:
     base = _copy_base(root, cache_dir)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     target = base / f"{stamp}-{int(now * 1e6) % 1_000_000:06d}"
     files = target / "files"
     files.mkdir(parents=True)
-    for path in _files(root):
+    source = source or root
+    for path in _files(source):
         if path.is_symlink():
             continue
-        dest = files / path.relative_to(root)
+        dest = files / path.relative_to(source)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, dest)
     (target / "checkpoint.json").write_text(

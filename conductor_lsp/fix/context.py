@@ -1,4 +1,4 @@
-"""What a fix round shows the conductor: the files involved and the previous round."""
+"""What a fix round shows the conductor and workers: the files involved."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from pathlib import Path, PurePosixPath
 from ..edits.paths import check_path
 from ..edits.workspace import read_text
 from ..errors import EditError
-from ..plan import access_text
-from ..runtime.results import JobResult
 from ..task import MAX_FILE_CHARS, FileContext
 from ..testrun import TestRun
 
@@ -66,23 +64,3 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
             out.append(FileContext(rel, disk.text, editable=editable))
             queue += [m for m in local_imports(root, disk.text) if m not in seen]
     return out
-
-
-def describe_round(job: JobResult, applied: list[str], errors: str, tests: TestRun | None) -> str:
-    """What the conductor is told about the previous round (its recursion)."""
-    steps = "\n".join(
-        f"  {i}. {s.worker} ({s.role}, sees {access_text(s.access)}): {s.subtask}"
-        for i, s in enumerate(job.plan.steps)
-    )
-    lines = [
-        f"Plan ({job.plan.source}):\n{steps}",
-        f"Job outcome: {job.outcome} {job.reason}".rstrip(),
-    ]
-    lines.append(f"Edits applied to: {', '.join(applied)}" if applied else "No edit was applied.")
-    if errors:
-        lines.append(f"Edit errors:\n{errors}")
-    if tests is not None:
-        lines.append(
-            f"Tests afterwards: {'PASSED' if tests.passed else f'{tests.failing} failing'}"
-        )
-    return "\n".join(lines)

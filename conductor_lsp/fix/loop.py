@@ -1,52 +1,44 @@
-"""Fix and test: checkpoint, run tests, plan, run, apply edits, test again.
+"""Fix and test: checkpoint, test, and in each round plan, judge every candidate, keep the best.
 
-Stops on green, on budget (calls, $, seconds, iterations) or when stuck (same
-failures after an edit, the same edit twice, or no applicable edit twice in a
-row). Keeps the best state seen; never ends worse than it started.
+Candidates are applied and tested in sandboxes (``fix.sandbox``), never in the user's
+files: those change once, when the job ends, to the best verified state (green, or
+else the one with the fewest failing tests when it beats the start). A file the user
+changed during the job is never overwritten; the fix is kept in a checkpoint instead.
+Stops are exceptions (``fix.stops``) caught in ``run`` alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from ..conductor.static import static_plan
-from ..edits.parse import parse_edits
-from ..edits.workspace import DiskEdit, apply_output_to_disk
 from ..errors import BudgetExceeded, ConfigError
 from ..plan import Plan
 from ..runtime.budget import Meter
-from ..runtime.events import EventSink, LoopNote, ignore
-from ..runtime.results import JobResult
+from ..runtime.engine import Engine
+from ..runtime.events import CandidateJudged, EventSink, LoopNote, ignore
+from ..runtime.results import StepResult
 from ..runtime.session import Session
 from ..task import Task
 from ..testrun import TestRun, run_tests
 from ..usage import Tally
 from . import checkpoint as cp
-from .context import context_files, describe_round
-from .guard import test_guard
+from .candidates import Attempt, Candidate, Round, State, describe, leaf_records
+from .context import context_files
+from .finish import Finisher
+from .sandbox import Workbench
+from .stops import Cancelled, Green, Outcome, OutOfBudget, Stop, Stuck
+from .verify import Verifier
 
-Outcome = Literal["green", "budget", "stuck", "failed", "cancelled"]
 DEFAULT_INSTRUCTION = (
     "Make the failing tests pass by fixing the code under test. "
     "Do not weaken, skip or delete tests."
 )
-
-
-@dataclass
-class Iteration:
-    index: int
-    job: JobResult | None
-    applied: list[str]
-    edit_errors: str
-    tests: TestRun | None
-    #: "conductor" or "baseline" in a round the floor ran; '' otherwise.
-    by: str = ""
+GREEN_FOUND = "a candidate made the tests pass"
 
 
 @dataclass
@@ -56,11 +48,16 @@ class FixReport:
     start: TestRun
     end: TestRun
     checkpoint: cp.Checkpoint
-    iterations: list[Iteration] = field(default_factory=list)
-    restored: str = ""
+    rounds: list[Round] = field(default_factory=list)
+    #: Files the job changed in the workspace (once, at the end).
+    written: list[str] = field(default_factory=list)
+    #: A verified fix that was not written (files changed meanwhile, or cancelled).
+    kept: str = ""
+    #: Which candidate's state the job ended with ('' when no state beat the start).
+    best: str = ""
     diff: str = ""
     seconds: float = 0.0
-    #: Per worker, over all rounds.
+    #: Per worker, over all rounds and candidates.
     tallies: dict[str, Tally] = field(default_factory=dict)
     #: The conductor's calls over all rounds.
     conductor: Tally = field(default_factory=Tally)
@@ -73,29 +70,9 @@ class FixReport:
     def cost(self) -> float:
         return sum(t.cost for t in self.tallies.values()) + self.conductor.cost
 
-
-class _Stop(Exception):
-    """Ends the loop early with an outcome other than budget (stuck, cancelled)."""
-
-    def __init__(self, outcome: Outcome, reason: str) -> None:
-        super().__init__(reason)
-        self.outcome, self.reason = outcome, reason
-
-
-@dataclass
-class _State:
-    current: TestRun
-    #: The best whole run seen, and the checkpoint of the tree it judged.
-    best: tuple[TestRun, cp.Checkpoint]
-    #: What the next plan is told about the previous round (all of it).
-    previous: str = ""
-    #: What the baseline is told: only its own previous attempt, as ``static`` would be.
-    baseline_previous: str = ""
-    last_description: str = ""
-    seen_edits: set[str] = field(default_factory=set)
-    no_edit_streak: int = 0
-    #: An edit is on disk that no whole test run has judged yet.
-    unverified: bool = False
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [c for r in self.rounds for c in r.candidates]
 
 
 class FixLoop:
@@ -104,260 +81,227 @@ class FixLoop:
         session: Session,
         *,
         instruction: str = DEFAULT_INSTRUCTION,
-        test_command: str | None = None,
-        max_iterations: int | None = None,
         on_event: EventSink = ignore,
+        on_tests: Callable[[TestRun], None] = lambda run: None,
+        busy: Callable[[str], bool] = lambda rel: False,
     ) -> None:
+        """``on_tests`` sees the workspace's test runs (the start and the end); ``busy``
+        says whether the user is editing a file right now (an unsaved buffer)."""
         cfg = session.config
+        if not cfg.test.command:
+            raise ConfigError("no test command: set [test] command or pass --test")
         self.session = session
         self.root = cfg.root
         self.instruction = instruction
-        self.command = test_command or cfg.test.command
-        if not self.command:
-            raise ConfigError("no test command: set [test] command or pass --test")
-        self.max_iterations = max_iterations or cfg.budget.max_iterations
         self.on_event = on_event
-        self.edits = cfg.edits
-        self.allow_test_edits = cfg.fix.allow_test_edits
-        self.floor = cfg.fix.floor
+        self.on_tests = on_tests
+        self.busy = busy
         self.meter = Meter(cfg.budget)
         #: The job's id in episodes: its start checkpoint, which undo names too.
         self.job_id = ""
-        #: Called with every test run (the server turns failures into diagnostics).
-        self.on_tests: Callable[[TestRun], None] = lambda run: None
 
-    def note(self, iteration: int, message: str) -> None:
-        self.on_event(LoopNote(iteration, message))
-
-    async def tests(self, previous: TestRun | None) -> TestRun:
-        """Failing tests first; the whole suite only once they pass."""
-        timeout = self.session.config.test.timeout
-        if previous is not None and previous.structured and previous.failures:
-            ids = [f.test_id for f in previous.failures]
-            first = await run_tests(self.command, self.root, timeout, select=ids)
-            if not first.passed:
-                self.on_tests(first)
-                return first
-        run = await run_tests(self.command, self.root, timeout)
-        self.on_tests(run)
-        return run
+    def note(self, k: int, message: str) -> None:
+        self.on_event(LoopNote(k, message))
 
     async def run(self) -> FixReport:
         started = time.monotonic()
+        cfg = self.session.config
         start_cp = await asyncio.to_thread(
             cp.create, self.root, f"{cp.JOB_START}: {self.instruction[:60]}"
         )
         self.note(0, f"checkpoint {start_cp.ref}")
         self.job_id = start_cp.ref
-        first = await self.tests(None)
+        first = await run_tests(cfg.test.command, self.root, cfg.test.timeout)
+        self.on_tests(first)
         self.note(0, f"tests: {_state(first)}")
-        report = FixReport("green", "", first, first, start_cp)
-        state = _State(first, (first, start_cp))
+        report = FixReport("failed", "", first, first, start_cp)
+        bench = await asyncio.to_thread(Workbench, self.root, start_cp)
+        verifier = Verifier(
+            bench,
+            cfg.test.command,
+            cfg.test.timeout,
+            cfg.edits,
+            allow_test_edits=cfg.fix.allow_test_edits,
+            jobs=cfg.test.jobs,
+        )
+        self.best = State({}, first)
+        interrupted = False
         try:
-            async with asyncio.timeout(self.meter.seconds_left()):  # a hard cap, tests included
-                for k in range(1, self.max_iterations + 1):
-                    if state.current.passed:
-                        break
-                    await self._round(k, state, report)
-                else:
-                    if not state.current.passed:
-                        raise BudgetExceeded(
-                            f"budget: iterations ({self.max_iterations} rounds run)"
-                        )
-        except TimeoutError:
-            report.outcome, report.reason = "budget", self.meter.time_spent()
-            self.note(0, report.reason)
-        except BudgetExceeded as e:
-            report.outcome, report.reason = "budget", str(e)
-        except _Stop as e:
-            report.outcome, report.reason = e.outcome, e.reason
+            await self._rounds(self.best, report, verifier)
+        except Stop as stop:
+            report.outcome, report.reason = stop.outcome, stop.reason
+        except asyncio.CancelledError:
+            report.outcome, report.reason, interrupted = "cancelled", "cancelled", True
         finally:
-            await self._settle(state, report, start_cp, started)
-        if state.current.passed:
-            report.outcome, report.reason = "green", ""
-        elif report.outcome == "green":
-            report.outcome = "failed"
+            await bench.close()
+        if report.outcome == "green":
+            report.reason = ""
+        finisher = Finisher(self.root, start_cp, cfg.edits.all_deny(), self.busy, self.note)
+        await finisher.finish(report, self.best, write=report.outcome != "cancelled")
+        report.seconds = time.monotonic() - started
+        self.on_tests(report.end)
+        if interrupted:
+            raise asyncio.CancelledError
         return report
 
-    async def _round(self, k: int, state: _State, report: FixReport) -> None:
-        """One round: a plan, its edits and a test run; raises to stop the loop.
+    async def _rounds(self, start: State, report: FixReport, verifier: Verifier) -> None:
+        """Round after round until a stop; a time budget bounds all of it, tests included."""
+        try:
+            async with asyncio.timeout(self.meter.seconds_left()):
+                await self._each_round(start, report, verifier)
+        except TimeoutError:
+            raise OutOfBudget(self.meter.time_spent()) from None
+        except BudgetExceeded as e:
+            raise OutOfBudget(str(e)) from None
 
-        With the floor on, a conductor's own plan that does not make the tests pass is
-        followed, from the round's starting state, by exactly the call the ``static``
-        strategy makes in this round: so a conductor never solves fewer tasks than the
-        baseline, it can only solve them cheaper or solve more."""
-        self.meter.check()
-        start = state.current
-        files = await asyncio.to_thread(context_files, self.root, start, self.edits.all_deny(), [])
-        task = Task(self.instruction, tuple(files), test_failures=start.summary())
-        tried = ""
-        if self.floor and self.session.conductor.asks_model:
-            round_cp = await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_ROUND} {k}")
-            ask = dataclasses.replace(task, previous=state.previous)
-            job, disk = await self._attempt(ask, state, report, None, None, k, "conductor")
-            if job.plan.call is None or job.plan.error:  # it fell back: that was the baseline
-                await self._conclude(k, job, disk, state, report, "")
-                return
-            after = await self._judge(k, job, disk, state, report, "conductor")
-            if after is not None and after.passed:
-                state.current = after
-                return
-            tried = state.last_description
-            self.note(k, "the plan did not make the tests pass: the baseline runs (the floor)")
-            await asyncio.to_thread(cp.restore, self.root, round_cp, save=False)
-            state.current, state.unverified = start, False
-        ask = dataclasses.replace(
-            task, previous=state.baseline_previous if tried else state.previous
-        )
-        plan = static_plan(
-            self.session.pool.infos(ask, self.meter.limits.max_cost - self.meter.cost),
-            self.session.config.conductor.max_steps,
-            ask,
-        ) if tried else None  # fmt: skip
-        by = "baseline" if tried else ""
-        job, disk = await self._attempt(ask, state, report, plan, state.seen_edits, k, by)
-        await self._conclude(k, job, disk, state, report, tried)
+    async def _each_round(self, start: State, report: FixReport, verifier: Verifier) -> None:
+        base, previous, no_edit = start, {"": "", "conductor": "", "baseline": ""}, 0
+        limit = self.session.config.budget.max_iterations
+        for k in range(1, limit + 1):
+            if base.run.passed:
+                raise Green()
+            self.meter.check()
+            rnd = await self._round(k, base, previous, verifier, report)
+            report.rounds.append(rnd)
+            green = next((c for c in rnd.candidates if c.green), None)
+            if green is not None and green.state is not None:
+                self.best = green.state
+                raise Green()
+            best = rnd.best()
+            if best is not None and best.state is not None and best.state.beats(self.best):
+                self.best = best.state
+            for a in rnd.attempts:
+                previous[a.by] = describe(rnd, [a])
+            previous[""] = previous["conductor"] = describe(rnd)
+            spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
+            if spent:
+                raise OutOfBudget(spent)
+            runs = [(c, c.tests) for c in rnd.candidates if c.tests is not None]
+            no_edit = 0 if runs else no_edit + 1
+            if no_edit >= 2:
+                raise Stuck("no applicable edit twice in a row")
+            if runs and all(c.verdict and c.verdict.repeated for c, _ in runs):
+                raise Stuck("the same edit was proposed twice")
+            if runs and all(run.signature() == base.run.signature() for _, run in runs):
+                raise Stuck("the same failures after an edit")
+            if best is not None and best.state is not None:
+                base = best.state
+        raise OutOfBudget(f"budget: iterations ({limit} rounds run)")
 
-    async def _judge(
-        self, k: int, job: JobResult, disk: DiskEdit, state: _State, report: FixReport, by: str
-    ) -> TestRun | None:
-        """Record an attempt and test it; None when it wrote nothing."""
-        errors = disk.result.report()
-        episodes = self.session.episodes
-        if not disk.written:
-            # Say why truthfully: when the budget ended the job, that is the reason.
-            why = job.reason if job.outcome == "budget" else errors or "the output held no edit"
-            episodes.outcome(job.episode, state.current, None, refused=why)
-            self.note(k, f"no edit applied: {why.splitlines()[0]}")
-            report.iterations.append(Iteration(k, job, [], why, None, by))
-            state.last_description = describe_round(job, [], why, None)
-            if job.outcome == "budget":
-                raise BudgetExceeded(job.reason)
-            return None
-        state.unverified = True
-        # What the job left, so a plain undo can tell the job's work from the user's later.
-        await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_STEP}, iteration {k}")
-        self.note(k, f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})")
-        for line in disk.result.notes:
-            self.note(k, line)
-        after = await self.tests(state.current)
-        episodes.outcome(job.episode, state.current, after, applied=disk.written, refused=errors)
-        self.note(k, f"tests: {_state(after)}")
-        report.iterations.append(Iteration(k, job, disk.written, errors, after, by))
-        state.last_description = describe_round(job, disk.written, errors, after)
-        if not after.selected and after.failing < state.best[0].failing:  # whole runs only
-            label = f"{cp.JOB_BEST}, iteration {k}"
-            state.best = (after, await asyncio.to_thread(cp.create, self.root, label))
-        state.unverified = bool(after.selected)
-        return after
-
-    async def _conclude(
-        self, k: int, job: JobResult, disk: DiskEdit, state: _State, report: FixReport, tried: str
-    ) -> None:
-        """The round's deciding attempt: test it, tell the next round, notice when stuck."""
-        after = await self._judge(k, job, disk, state, report, "baseline" if tried else "")
-        state.baseline_previous = state.last_description
-        state.previous = (
-            f"{tried}\nThen the baseline (one call to the strongest worker):\n"
-            f"{state.last_description}"
-            if tried
-            else state.last_description
-        )
-        if after is None:
-            state.no_edit_streak += 1
-            if state.no_edit_streak >= 2:
-                raise _Stop("stuck", "no applicable edit twice in a row")
-            return
-        state.no_edit_streak = 0
-        same = after.signature() == state.current.signature()
-        state.current = after
-        if same and not after.passed:
-            raise _Stop("stuck", "the same failures after an edit")
-
-    async def _attempt(
+    async def _round(
         self,
-        task: Task,
-        state: _State,
-        report: FixReport,
-        plan: Plan | None,
-        seen: set[str] | None,
         k: int,
-        by: str,
-    ) -> tuple[JobResult, DiskEdit]:
-        """Run one job (planned, or ``plan``) and apply its answer; counts what it spent.
-        ``seen``: the edits proposed before, when proposing one again means stuck."""
-        job = await self.session.run(
-            task,
-            meter=self.meter,
-            on_event=self.on_event,
-            plan=plan,
-            job=self.job_id,
-            round=k,
-            by=by,
-        )
-        for name, tally in job.tallies.items():
-            report.tallies.setdefault(name, Tally()).merge(tally)
-        report.conductor.merge(job.conductor)
-        if job.outcome == "cancelled":
-            raise _Stop("cancelled", job.reason)
-        edits, _ = await asyncio.to_thread(parse_edits, job.output)
-        signature = hashlib.sha256(
-            repr(sorted((e.path, e.search, e.replace) for e in edits)).encode()
-        ).hexdigest()
-        if seen is not None and edits and signature in seen:
-            report.iterations.append(
-                Iteration(len(report.iterations) + 1, job, [], "the same edit again", None)
+        base: State,
+        previous: dict[str, str],
+        verifier: Verifier,
+        report: FixReport,
+    ) -> Round:
+        """Run the round's plans; judge every leaf as it answers; stop the rest once one is
+        green. With the floor, the baseline's own call runs beside a conductor's plan."""
+        rnd = Round(k, base)
+        cfg = self.session.config
+        box = await verifier.bench.open(base.files, f"r{k}-context")
+        try:
+            files = await asyncio.to_thread(
+                context_files, box.path, base.run, cfg.edits.all_deny(), []
             )
-            raise _Stop("stuck", "the same edit was proposed twice")
-        if seen is not None:
-            seen.add(signature)
-        guard = None if self.allow_test_edits else test_guard(state.current)
-        disk = await asyncio.to_thread(
-            apply_output_to_disk,
-            self.root,
-            job.output,
-            self.edits,
-            targets=task.editable(),
-            guard=guard,
+        finally:
+            await verifier.bench.discard(box)
+        task = Task(self.instruction, tuple(files), test_failures=base.run.summary())
+        plans: list[tuple[str, Task, Plan | None]] = [("", task, None)]
+        if cfg.fix.floor and self.session.conductor.asks_model:
+            ask = dataclasses.replace(task, previous=previous["baseline"])
+            infos = self.session.infos(ask, self.meter)
+            baseline = static_plan(infos, cfg.conductor.max_steps, ask)
+            plans = [("conductor", task, None), ("baseline", ask, baseline)]
+        engines: list[Engine] = []
+        checks: list[asyncio.Task[None]] = []
+
+        def leaf(by: str, ask: Task) -> Callable[[StepResult], None]:
+            def on_leaf(step: StepResult) -> None:
+                cand = Candidate(k, step, by)
+                rnd.candidates.append(cand)
+                checks.append(
+                    asyncio.create_task(self._check(cand, base, ask, verifier, engines, checks))
+                )
+
+            return on_leaf
+
+        async def attempt(by: str, ask: Task, plan: Plan | None) -> Attempt:
+            ask = ask if by == "baseline" else dataclasses.replace(ask, previous=previous[by])
+            job = await self.session.run(
+                ask,
+                meter=self.meter,
+                on_event=self.on_event,
+                plan=plan,
+                engine_ref=engines,
+                on_leaf=leaf(by, ask),
+                job=self.job_id,
+                round=k,
+                by=by,
+            )
+            for name, tally in job.tallies.items():
+                report.tallies.setdefault(name, Tally()).merge(tally)
+            report.conductor.merge(job.conductor)
+            return Attempt(by, job)
+
+        try:
+            rnd.attempts = list(await asyncio.gather(*(attempt(*p) for p in plans)))
+            for outcome in await asyncio.gather(*checks, return_exceptions=True):
+                if isinstance(outcome, Exception):
+                    raise outcome
+        finally:
+            for t in checks:
+                t.cancel()
+            await asyncio.gather(*checks, return_exceptions=True)
+        for a in rnd.attempts:
+            self._record(rnd, a)
+            if a.job.outcome == "cancelled":
+                raise Cancelled(a.job.reason or "cancelled")
+        return rnd
+
+    async def _check(
+        self,
+        cand: Candidate,
+        base: State,
+        task: Task,
+        verifier: Verifier,
+        engines: list[Engine],
+        checks: list[asyncio.Task[None]],
+    ) -> None:
+        self.note(cand.round, f"testing {cand.label} in a sandbox")
+        await verifier.judge(cand, base, task)
+        v = cand.verdict
+        assert v is not None
+        for line in v.notes:
+            self.note(cand.round, f"{cand.label}: {line}")
+        self.on_event(CandidateJudged(cand.round, cand.label, cand.worker, v.text(), v.green))
+        if v.green:
+            for engine in engines:
+                engine.finish_early(GREEN_FOUND)
+            me = asyncio.current_task()
+            for t in checks:
+                if t is not me:
+                    t.cancel()
+
+    def _record(self, rnd: Round, attempt: Attempt) -> None:
+        """The episode's outcome: its best leaf, and each leaf's own verdict."""
+        mine = rnd.of(attempt)
+        runs = [(c, c.tests) for c in mine if c.tests is not None]
+        top = min(runs, key=lambda pair: pair[1].failing, default=None)
+        refused = "; ".join(c.verdict.errors for c in mine if c.verdict and c.verdict.errors)
+        self.session.episodes.outcome(
+            attempt.job.episode,
+            rnd.base.run,
+            top[1] if top else None,
+            applied=top[0].verdict.applied if top and top[0].verdict else [],
+            refused=refused or ("" if mine else attempt.job.reason or "no answer"),
+            leaves=leaf_records(mine),
         )
-        return job, disk
-
-    async def _settle(
-        self, state: _State, report: FixReport, start_cp: cp.Checkpoint, started: float
-    ) -> None:
-        """Whole-suite verdict, the best state restored if the end is worse, the diff.
-
-        When the time budget ran out, no test may run any more: an edit that no whole
-        run has judged is undone (back to the best state seen), so the report is true."""
-        best_run, best_cp = state.best
-        if state.unverified and self.meter.seconds_left() <= 0:
-            await asyncio.to_thread(cp.restore, self.root, best_cp)
-            report.restored = best_cp.ref
-            self.note(0, f"the last edit was not tested in time: restored {best_cp.ref}")
-            state.current = report.end = best_run
-            await self._finish_record(report, start_cp, started)
-            return
-        if state.current.selected:  # a partial run says nothing about the other tests
-            state.current = await self.tests(None)
-        if not state.current.passed and state.current.failing > best_run.failing:
-            await asyncio.to_thread(cp.restore, self.root, best_cp)
-            report.restored = best_cp.ref
-            self.note(0, f"restored the best state ({best_cp.label}): {best_cp.ref}")
-            state.current = await self.tests(None)
-        report.end = state.current
-        await self._finish_record(report, start_cp, started)
-
-    async def _finish_record(
-        self, report: FixReport, start_cp: cp.Checkpoint, started: float
-    ) -> None:
-        """The diff, the time, and a checkpoint of what the job leaves (for undo's check)."""
-        report.diff = await asyncio.to_thread(cp.diff, self.root, start_cp)
-        await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_END}: {report.outcome}")
-        report.seconds = time.monotonic() - started
 
 
 def _state(run: TestRun) -> str:
     return "passed" if run.passed else f"{run.failing} failing"
 
 
-__all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport", "Iteration"]
+__all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]

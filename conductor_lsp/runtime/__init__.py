@@ -2,11 +2,21 @@
 
 from .budget import Meter
 from .engine import Engine
-from .events import Event, EventSink, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from .events import (
+    CandidateJudged,
+    Event,
+    EventSink,
+    JobDone,
+    LoopNote,
+    PlanReady,
+    StepFinished,
+    StepStarted,
+)
 from .results import JobResult, StepResult
 from .session import Session, make_plan
 
 __all__ = [
+    "CandidateJudged",
     "Engine",
     "Event",
     "EventSink",

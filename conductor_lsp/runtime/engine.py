@@ -1,14 +1,18 @@
 """Runs a plan on workers: concurrency by access list, budgets, cancel, trace.
 
 A step waits only for the steps it may see, so independent branches run at
-once; results are reported in step order and the last step's answer is the
-job's output.
+once; results are reported in step order. Every leaf (a step no later step sees)
+is a candidate answer, handed to ``on_leaf`` the moment it arrives, so a caller
+can judge candidates while the rest still run, and ``finish_early`` once one
+will do. A step that repeats an earlier one (same worker, subtask and access)
+samples at the sampling temperature instead of answering greedily again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ..errors import BudgetExceeded, ConductorError
@@ -77,7 +81,25 @@ def plan_record(plan: Plan) -> dict[str, object]:
     return record
 
 
-def build_request(task: Task, plan: Plan, index: int, results: list[StepResult]) -> WorkerRequest:
+def repeats(plan: Plan) -> frozenset[int]:
+    """Steps that ask exactly what an earlier step asks (worker, subtask, access)."""
+    seen: set[tuple[object, ...]] = set()
+    out = set()
+    for i, s in enumerate(plan.steps):
+        key = (s.worker, s.subtask, s.access, s.role)
+        if key in seen:
+            out.add(i)
+        seen.add(key)
+    return frozenset(out)
+
+
+def build_request(
+    task: Task,
+    plan: Plan,
+    index: int,
+    results: list[StepResult],
+    temperature: float | None = None,
+) -> WorkerRequest:
     """Stable content first (system, task), then visible history, then the subtask."""
     step = plan.steps[index]
     parts = [Part(task.render(), stable=True)]
@@ -88,7 +110,12 @@ def build_request(task: Task, plan: Plan, index: int, results: list[StepResult])
             Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
         )
     parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
-    return WorkerRequest(system=system_prompt(task), parts=tuple(parts), subtask=step.subtask)
+    return WorkerRequest(
+        system=system_prompt(task),
+        parts=tuple(parts),
+        subtask=step.subtask,
+        temperature=temperature,
+    )
 
 
 class Engine:
@@ -99,13 +126,16 @@ class Engine:
         *,
         on_event: EventSink = ignore,
         trace: Trace | None = None,
+        sample_temperature: float = 0.8,
     ) -> None:
         self.pool = pool
         self.meter = meter
         self.on_event = on_event
         self.trace = trace or Trace(None)
+        self.sample_temperature = sample_temperature
         self._tasks: list[asyncio.Task[None]] = []
         self._cancel_reason = ""
+        self._early_reason = ""
         self._budget_reason = ""  # the first step the budget kept from running
 
     def cancel(self, reason: str = "cancelled by user") -> None:
@@ -114,16 +144,40 @@ class Engine:
         for t in self._tasks:
             t.cancel()
 
-    async def run(self, plan: Plan, task: Task, *, started: float | None = None) -> JobResult:
-        """Run ``plan``; ``started`` is when the job began (before the conductor was asked)."""
+    def finish_early(self, reason: str) -> None:
+        """Stop the steps still running or waiting (a candidate already does the job); the
+        job still ends ``done``, with those steps marked skipped for ``reason``."""
+        self._early_reason = self._early_reason or reason
+        for t in self._tasks:
+            t.cancel()
+
+    async def run(
+        self,
+        plan: Plan,
+        task: Task,
+        *,
+        started: float | None = None,
+        on_leaf: Callable[[StepResult], None] | None = None,
+    ) -> JobResult:
+        """Run ``plan``; ``started`` is when the job began (before the conductor was asked).
+        ``on_leaf`` receives each leaf's result as soon as it has answered."""
         started = time.monotonic() if started is None else started
         self.on_event(PlanReady(plan))
         self.trace.write("plan", **plan_record(plan))
         results = [StepResult(i, s) for i, s in enumerate(plan.steps)]
         finished = [asyncio.Event() for _ in plan.steps]
         tallies: dict[str, Tally] = {}
+        leaves = frozenset(plan.leaves()) if on_leaf is not None else frozenset()
+        sampled = repeats(plan)
+
+        def done(res: StepResult) -> None:
+            if res.index in leaves and res.ok and on_leaf is not None:
+                on_leaf(res)
+
         self._tasks = [
-            asyncio.create_task(self._run_step(plan, task, i, results, finished, tallies))
+            asyncio.create_task(
+                self._run_step(plan, task, i, results, finished, tallies, i in sampled, done)
+            )
             for i in range(len(plan.steps))
         ]
         outcome: Outcome = "done"
@@ -146,14 +200,14 @@ class Engine:
             outcome, reason = "cancelled", self._cancel_reason
         for r in results:
             if not r.answered and not r.error and not r.skipped:
-                r.skipped = reason or "not run"
+                r.skipped = reason or self._early_reason or "not run"
         if outcome == "done":
-            outcome, reason = self._outcome(results)
+            outcome, reason = self._outcome(plan, results)
         return self._finish(plan, results, outcome, reason, started, tallies)
 
-    def _outcome(self, results: list[StepResult]) -> tuple[Outcome, str]:
+    def _outcome(self, plan: Plan, results: list[StepResult]) -> tuple[Outcome, str]:
         errors = [r for r in results if r.error]
-        if results and results[-1].ok:
+        if any(results[i].ok for i in plan.leaves()):
             return "done", ""
         if self._budget_reason:
             return "budget", self._budget_reason
@@ -195,6 +249,8 @@ class Engine:
         results: list[StepResult],
         finished: list[asyncio.Event],
         tallies: dict[str, Tally],
+        sample: bool = False,
+        done: Callable[[StepResult], None] = lambda r: None,
     ) -> None:
         step, res = plan.steps[i], results[i]
         try:
@@ -213,7 +269,9 @@ class Engine:
             if res.skipped:
                 self._emit_finished(res)
                 return
-            request = build_request(task, plan, i, results)
+            request = build_request(
+                task, plan, i, results, self.sample_temperature if sample else None
+            )
             self.on_event(StepStarted(i, step))
             self.trace.write(
                 "request",
@@ -249,6 +307,7 @@ class Engine:
                     attempts=resp.attempts,
                 )
             self._emit_finished(res)
+            done(res)
         finally:
             finished[i].set()
 

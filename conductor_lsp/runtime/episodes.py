@@ -9,7 +9,8 @@ only, so a crash loses at most the line being written. Three record types, joine
   tokens, $, seconds and error.
 - ``outcome``: written by the fix loop (or the editor) once the answer was applied and
   tested: failing tests before and after, tests that broke, edits applied or refused,
-  green.
+  green (of the plan's best candidate), and ``leaves``: each candidate's own verdict
+  (step, worker, applied, refused, green, failing after).
 - ``undo``: the user undid a job (its start checkpoint), so its episodes did not help.
 
 Keys never appear: records are scrubbed like traces. File contents appear only as the
@@ -135,8 +136,10 @@ class EpisodeLog:
         *,
         applied: Sequence[str] = (),
         refused: str = "",
+        leaves: Sequence[dict[str, Any]] = (),
     ) -> None:
-        """What the plan's answer did: edits applied or refused, and the tests."""
+        """What the plan's answer did: edits applied or refused, and the tests; with
+        several candidates, those of the best, and each leaf's own verdict in ``leaves``."""
         if self.path is None or not episode_id:
             return
         was, now = failing_ids(before), failing_ids(after)
@@ -151,6 +154,7 @@ class EpisodeLog:
                 "applied": list(applied),
                 "refused": refused[:2000],
                 "green": bool(after is not None and after.passed),
+                "leaves": list(leaves),
             }
         )
 

@@ -46,7 +46,18 @@ class LoopNote:
     message: str
 
 
-Event = PlanReady | StepStarted | StepFinished | JobDone | LoopNote
+@dataclass(frozen=True)
+class CandidateJudged:
+    """A candidate answer's verdict from the tests in its sandbox (the fix loop's)."""
+
+    round: int
+    label: str
+    worker: str
+    verdict: str
+    green: bool
+
+
+Event = PlanReady | StepStarted | StepFinished | JobDone | LoopNote | CandidateJudged
 EventSink = Callable[[Event], None]
 
 

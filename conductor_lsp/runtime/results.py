@@ -45,8 +45,15 @@ class JobResult:
 
     @property
     def output(self) -> str:
-        last = self.steps[-1] if self.steps else None
-        return last.text if last is not None and last.ok else ""
+        """The answer when only one can be used (no tests to judge them): the last leaf
+        that answered, so a chain's answer is its last step's, as in the RL Conductor."""
+        for r in reversed(self.answers()):
+            return r.text
+        return ""
+
+    def answers(self) -> list[StepResult]:
+        """Every leaf that answered: the job's candidate answers, in plan order."""
+        return [self.steps[i] for i in self.plan.leaves() if self.steps[i].ok]
 
     @property
     def cost(self) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..conductor.registry import make_conductor
@@ -20,7 +20,7 @@ from .budget import Meter
 from .engine import Engine, plan_record
 from .episodes import EpisodeLog
 from .events import EventSink, JobDone, PlanReady, ignore
-from .results import JobResult
+from .results import JobResult, StepResult
 from .trace import Trace, new_trace_path
 
 
@@ -53,7 +53,7 @@ class Session:
 
     def __post_init__(self) -> None:
         self.pool = WorkerPool(self.config)
-        self.conductor = make_conductor(self.config.conductor)
+        self.conductor = make_conductor(self.config.conductor, self.config.search)
         learn = self.config.learn
         path = self.config.root / learn.episodes if learn.record else None
         self.episodes = EpisodeLog(path, self.pool.secrets(), self.config.root)
@@ -93,13 +93,14 @@ class Session:
         meter: Meter | None = None,
         plan: Plan | None = None,
         engine_ref: list[Engine] | None = None,
+        on_leaf: Callable[[StepResult], None] | None = None,
         job: str = "",
         round: int = 0,
         by: str = "",
     ) -> JobResult:
-        """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel.
-        ``job``, ``round`` and ``by`` go into the episode record (which job, which round,
-        conductor or baseline)."""
+        """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel,
+        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round`` and ``by`` go
+        into the episode record (which job, which round, conductor or baseline)."""
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
         started = time.monotonic()
@@ -111,10 +112,16 @@ class Session:
                     plan = await self.plan(task, meter, infos)
                 except BudgetExceeded as e:
                     return self._stopped(str(e), started, trace, on_event)
-            engine = Engine(self.pool, meter, on_event=on_event, trace=trace)
+            engine = Engine(
+                self.pool,
+                meter,
+                on_event=on_event,
+                trace=trace,
+                sample_temperature=self.config.search.temperature,
+            )
             if engine_ref is not None:
                 engine_ref.append(engine)
-            result = await engine.run(plan, task, started=started)
+            result = await engine.run(plan, task, started=started, on_leaf=on_leaf)
             result.episode = self.episodes.episode(
                 task,
                 infos,

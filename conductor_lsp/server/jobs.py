@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..runtime.engine import Engine
-from ..runtime.events import Event, JobDone, LoopNote, PlanReady, StepFinished, StepStarted
+from ..runtime.events import (
+    CandidateJudged,
+    Event,
+    JobDone,
+    LoopNote,
+    PlanReady,
+    StepFinished,
+    StepStarted,
+)
 from ..runtime.results import JobResult
 
 if TYPE_CHECKING:
@@ -129,6 +137,8 @@ class ServerJob:
             self.progress.report(msg, self._pct())
         elif isinstance(event, LoopNote):
             self.progress.report(f"[{event.iteration}] {event.message}")
+        elif isinstance(event, CandidateJudged):
+            self.progress.report(f"[{event.round}] candidate {event.label}: {event.verdict}")
         elif isinstance(event, JobDone):
             self.result = event.result
 

@@ -168,8 +168,9 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         await asyncio.to_thread(ls.session),
         instruction=instruction or DEFAULT_INSTRUCTION,
         on_event=job.on_event,
+        on_tests=lambda run: publish_test_diagnostics(ls, root, run),
+        busy=lambda rel: rel in dirty_buffers(ls, root),
     )
-    loop.on_tests = lambda run: publish_test_diagnostics(ls, root, run)
     try:
         report = await loop.run()
     except ConductorError as e:
@@ -178,17 +179,17 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     finally:
         await sync_buffers(ls, before, job.title)
     job.checkpoint_ref = report.checkpoint.ref
-    last = report.iterations[-1].job if report.iterations else None
+    last = report.rounds[-1].attempts[0].job if report.rounds else None
     if last is not None:
-        job.report = job_report(
-            job.title, last, sorted({p for it in report.iterations for p in it.applied}), ""
-        )
+        job.report = job_report(job.title, last, report.written, "")
     end = "passed" if report.end.passed else f"{report.end.failing} failing"
+    judged = sum(1 for c in report.candidates if c.verdict is not None)
     finish(
         ls,
         job,
         report.outcome,
-        f"{report.outcome}, tests {end}" + (f" ({report.reason})" if report.reason else ""),
+        f"{report.outcome}, tests {end}, {judged} candidates judged"
+        + (f" ({report.reason})" if report.reason else ""),
         error=not report.end.passed,
     )
 

@@ -42,8 +42,9 @@ class AnthropicWorker(HttpWorker):
         }
         if request.system:
             body["system"] = [{"type": "text", "text": request.system}]
-        if cfg.temperature >= 0:
-            body["temperature"] = cfg.temperature
+        temperature = request.temperature_for(cfg.temperature)
+        if temperature >= 0:
+            body["temperature"] = temperature
         if stream:
             body["stream"] = True
         return body

@@ -31,8 +31,9 @@ class GeminiWorker(HttpWorker):
     def body(self, request: WorkerRequest, stream: bool) -> dict[str, Any]:
         cfg = self.config
         gen: dict[str, Any] = {"maxOutputTokens": cfg.max_tokens}
-        if cfg.temperature >= 0:
-            gen["temperature"] = cfg.temperature
+        temperature = request.temperature_for(cfg.temperature)
+        if temperature >= 0:
+            gen["temperature"] = temperature
         body: dict[str, Any] = {
             "contents": [{"role": "user", "parts": [{"text": p.text} for p in request.parts]}],
             "generationConfig": gen,

@@ -39,7 +39,7 @@ class LocalWorker(ProviderDefaults):
             ids,
             prefix_len=prefix,
             max_new_tokens=self.config.max_tokens,
-            temperature=max(self.config.temperature, 0.0),
+            temperature=max(request.temperature_for(self.config.temperature), 0.0),
             stop=self._stop,
         )
         usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)

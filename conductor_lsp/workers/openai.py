@@ -40,8 +40,9 @@ class OpenAIWorker(HttpWorker):
             "messages": chat_messages(request),
             self.token_field: cfg.max_tokens,
         }
-        if cfg.temperature >= 0:
-            body["temperature"] = cfg.temperature
+        temperature = request.temperature_for(cfg.temperature)
+        if temperature >= 0:
+            body["temperature"] = temperature
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

@@ -1,0 +1,68 @@
+"""``search``: a plan of independent leaves, each a candidate answer the tests will judge.
+
+The pool's diversity is free to use once every answer is verified in a sandbox before
+it touches the user's files. Round 1 asks every model worker for the fix, the
+strongest also in a second wording (find the cause and name the lines first), plus
+``[search] samples - 1`` sampled repeats of the strongest's direct call. Later rounds
+debug from the best candidate so far: the retry on every model worker. The baseline's
+own call (one call to the strongest, exactly as ``static`` makes it) is always the
+first leaf, so search never tries less than the baseline does.
+
+Without failing tests to judge candidates by (an editor rewrite, ``run``), there is
+nothing to choose with, and search is the static baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from ..config.schema import ConductorConfig, SearchConfig
+from ..plan import Plan, Step, infer_role
+from ..protocols import Check, WorkerInfo
+from ..task import Task
+from .static import BASELINE, RETRY, StaticConductor, static_plan, strongest
+
+#: The second wording: with the real local pair it solved bugs the direct wording missed.
+CAUSE = "Find the cause of the failing tests and name the lines to change."
+
+
+def search_plan(
+    workers: Sequence[WorkerInfo], max_steps: int, task: Task | None = None, *, samples: int = 1
+) -> Plan:
+    """Independent leaves in the order they should start: the baseline's call first."""
+    if task is None or not task.test_failures:
+        return static_plan(workers, max_steps, task)
+    strong = strongest(workers)
+    models = [w for w in workers if not w.is_tool]
+    others = sorted(
+        (w for w in models if w.name != strong.name and w.affordable),
+        key=lambda w: (-w.strength, -w.price_out, models.index(w)),
+    )
+    if task.previous:
+        steps = [Step(w.name, RETRY, (), "debugging") for w in (strong, *others)]
+    else:
+        steps = [Step(w.name, BASELINE, (), "generation") for w in (strong, *others)]
+        steps.insert(min(2, len(steps)), Step(strong.name, CAUSE, (), infer_role(CAUSE)))
+        steps += [Step(strong.name, BASELINE, (), "generation")] * (samples - 1)
+    return Plan(steps=tuple(steps[: max(1, max_steps)]), source="search")
+
+
+class SearchConductor(StaticConductor):
+    name = "search"
+    asks_model: ClassVar[bool] = False
+    #: Built with the ``[search]`` section too (see ``registry.make_conductor``).
+    uses_search: ClassVar[bool] = True
+
+    def __init__(
+        self, config: ConductorConfig | None = None, *, search: SearchConfig | None = None
+    ) -> None:
+        super().__init__(config or ConductorConfig(backend="search"))
+        self.samples = (search or SearchConfig()).samples
+
+    @classmethod
+    def doctor(cls, config: ConductorConfig) -> Check:
+        return "ok", "always available (every model worker, two wordings; the tests choose)"
+
+    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
+        return search_plan(workers, max_steps, task, samples=self.samples)

@@ -1,0 +1,169 @@
+"""The fix loop's vocabulary: states, candidates, verdicts and rounds.
+
+A round starts from a *state* (the job's start with some files changed, and the
+whole-suite run that judged it). Its plans run; every leaf's answer is a *candidate*;
+each candidate gets a *verdict* from the tests in its own sandbox. The best verified
+state so far is where the next round starts and what the user's files become at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..plan import access_text
+from ..runtime.results import JobResult, StepResult
+from ..testrun import TestRun
+
+
+@dataclass(frozen=True)
+class State:
+    """The job's start with ``files`` (path -> bytes) written over it, judged by ``run``."""
+
+    files: Mapping[str, bytes]
+    run: TestRun
+    label: str = "the start"
+
+    def beats(self, other: State) -> bool:
+        return (self.run.passed and not other.run.passed) or self.run.failing < other.run.failing
+
+
+@dataclass
+class Verdict:
+    """What the tests said of one candidate (``tests`` is None when nothing was applied)."""
+
+    applied: list[str] = field(default_factory=list)
+    errors: str = ""
+    tests: TestRun | None = None
+    notes: tuple[str, ...] = ()
+    #: The same edit as an earlier candidate on the same state: that verdict, reused.
+    repeated: bool = False
+
+    @property
+    def green(self) -> bool:
+        return self.tests is not None and self.tests.passed
+
+    def text(self) -> str:
+        """One line: green, N failing, or why nothing was tested."""
+        if self.tests is None:
+            why = (self.errors or "the answer held no edit").strip().splitlines()
+            return f"no edit applied: {why[0] if why else ''}"
+        state = "green" if self.tests.passed else f"{self.tests.failing} failing"
+        return state + (" (the same edit as before)" if self.repeated else "")
+
+
+@dataclass
+class Candidate:
+    """One leaf's answer in one round, and what became of it."""
+
+    round: int
+    step: StepResult
+    #: "conductor" or "baseline" when the floor ran beside a conductor's plan; '' otherwise.
+    by: str = ""
+    verdict: Verdict | None = None
+    #: Its state when its edit applied and a whole-suite run judged it.
+    state: State | None = None
+
+    @property
+    def worker(self) -> str:
+        return self.step.step.worker
+
+    @property
+    def tests(self) -> TestRun | None:
+        """The run that judged its edit (None: not judged, or nothing applied)."""
+        return self.verdict.tests if self.verdict else None
+
+    @property
+    def green(self) -> bool:
+        return self.verdict is not None and self.verdict.green
+
+    @property
+    def label(self) -> str:
+        by = f"{self.by} " if self.by else ""
+        return f"round {self.round}, {by}step {self.step.index} ({self.worker})"
+
+
+@dataclass
+class Attempt:
+    """One job of a round: a plan and its run; ``by`` as for ``Candidate``."""
+
+    by: str
+    job: JobResult
+
+
+@dataclass
+class Round:
+    index: int
+    base: State
+    attempts: list[Attempt] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+
+    def of(self, attempt: Attempt) -> list[Candidate]:
+        return [c for c in self.candidates if c.by == attempt.by]
+
+    def best(self) -> Candidate | None:
+        """The candidate with the fewest failing tests on a whole run (plan order breaks
+        ties), if it is not worse than the round's start."""
+        judged = [c for c in self.candidates if c.state is not None]
+        if not judged:
+            return None
+        top = min(judged, key=lambda c: c.state.run.failing if c.state else 0)
+        assert top.state is not None
+        return top if top.state.run.failing <= self.base.run.failing else None
+
+
+def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
+    """What the next round is told about this one (its recursion): each plan, each
+    candidate's edits and errors, and the tests afterwards."""
+    parts = []
+    for attempt in attempts if attempts is not None else rnd.attempts:
+        job = attempt.job
+        steps = "\n".join(
+            f"  {i}. {s.worker} ({s.role}, sees {access_text(s.access)}): {s.subtask}"
+            for i, s in enumerate(job.plan.steps)
+        )
+        lines = [
+            f"Plan ({job.plan.source}):\n{steps}",
+            f"Job outcome: {job.outcome} {job.reason}".rstrip(),
+        ]
+        candidates = rnd.of(attempt)
+        if not candidates:
+            lines.append("No edit was applied.")
+        for c in candidates:
+            lines += _candidate_lines(c, len(candidates) > 1)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _candidate_lines(c: Candidate, named: bool) -> list[str]:
+    v = c.verdict or Verdict()
+    head = f"Answer of step {c.step.index} ({c.worker}): " if named else ""
+    lines = [
+        f"{head}Edits applied to: {', '.join(v.applied)}"
+        if v.applied
+        else f"{head}No edit was applied."
+    ]
+    if v.errors:
+        lines.append(f"Edit errors:\n{v.errors}")
+    if v.tests is not None:
+        state = "PASSED" if v.tests.passed else f"{v.tests.failing} failing"
+        lines.append(f"Tests afterwards: {state}")
+    return lines
+
+
+def leaf_records(candidates: Sequence[Candidate]) -> list[dict[str, object]]:
+    """Each leaf's own verdict, for the episode (training needs every one)."""
+    out: list[dict[str, object]] = []
+    for c in candidates:
+        v = c.verdict or Verdict()
+        out.append(
+            {
+                "step": c.step.index,
+                "worker": c.worker,
+                "applied": list(v.applied),
+                "refused": v.errors[:500],
+                "green": v.green,
+                "failing_after": None if v.tests is None else v.tests.failing,
+            }
+        )
+    return out

@@ -1,0 +1,126 @@
+"""The end of a fix job: the one write to the user's files, or a checkpoint instead.
+
+The best verified state is written when it beats the start, all files or none, and
+only if none of them changed since the job began (on disk, or in an unsaved buffer
+the editor reports as ``busy``): a file the user edited meanwhile is never
+overwritten. Then the fix is kept in a checkpoint that ``undo --ref`` applies, as it
+is when the job was cancelled. What is reported written is read back from disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..edits.paths import check_path
+from ..edits.workspace import replace_files
+from ..errors import EditError
+from . import checkpoint as cp
+from .candidates import State
+
+if TYPE_CHECKING:
+    from .loop import FixReport
+
+
+def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -> str:
+    """A unified diff of changed files (text files; others named only)."""
+    out: list[str] = []
+    for rel in sorted(after):
+        old, new = before.get(rel), after[rel]
+        try:
+            a = old.decode("utf-8").splitlines(keepends=True) if old is not None else []
+            b = new.decode("utf-8").splitlines(keepends=True)
+        except UnicodeDecodeError:
+            out.append(f"Binary or non-UTF-8 file {rel} changed\n")
+            continue
+        origin = f"a/{rel}" if old is not None else "/dev/null"
+        out += difflib.unified_diff(a, b, origin, f"b/{rel}")
+    return "".join(out)
+
+
+class Finisher:
+    def __init__(
+        self,
+        root: Path,
+        start: cp.Checkpoint,
+        deny: Sequence[str],
+        busy: Callable[[str], bool],
+        note: Callable[[int, str], None],
+    ) -> None:
+        self.root = root.resolve()
+        self.start = start
+        self.deny = deny
+        self.busy = busy
+        self.note = note
+
+    async def finish(self, report: FixReport, best: State, *, write: bool) -> None:
+        """Write ``best`` (or keep it) and fill the report's end, written, kept and diff."""
+        report.end = report.start
+        if not best.files or not best.beats(State({}, report.start)):
+            self.note(0, "no state beat the start: the workspace is unchanged")
+            return
+        before = {
+            rel: await asyncio.to_thread(cp.read_file, self.start, rel, self.root)
+            for rel in best.files
+        }
+        report.diff = files_diff(before, best.files)
+        report.best = best.label
+        changed = [rel for rel in sorted(best.files) if self._changed(rel, before[rel])]
+        why = "the job was cancelled" if not write else ""
+        if changed:
+            why = f"changed during the job: {', '.join(changed)}"
+        if not why:
+            try:
+                report.written = await asyncio.to_thread(self._write, best.files)
+            except (EditError, OSError) as e:
+                why = f"the write failed, nothing was written: {e}"
+        if why:
+            await self._keep(report, best, why)
+            return
+        report.end = best.run
+        self.note(0, f"wrote {', '.join(report.written)} ({best.label})")
+        await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_END}: {report.outcome}")
+
+    def _changed(self, rel: str, before: bytes | None) -> bool:
+        try:
+            now: bytes | None = (self.root / rel).read_bytes()
+        except FileNotFoundError:
+            now = None
+        except OSError:
+            return True
+        return now != before or self.busy(rel)
+
+    def _write(self, files: Mapping[str, bytes]) -> list[str]:
+        """All files or none, inside the workspace; then each read back from disk."""
+        paths = {check_path(self.root, rel, self.deny): rel for rel in files}
+        replace_files({path: files[rel] for path, rel in paths.items()})
+        missing = [rel for path, rel in paths.items() if path.read_bytes() != files[rel]]
+        if missing:
+            raise EditError(f"{', '.join(missing)} did not hold the fix after the write")
+        return sorted(files)
+
+    async def _keep(self, report: FixReport, best: State, why: str) -> None:
+        label = (
+            f"{cp.JOB_KEPT} ({best.run.failing} failing)"
+            if not best.run.passed
+            else (f"{cp.JOB_KEPT} (green)")
+        )
+        kept = await asyncio.to_thread(
+            cp.create_with, self.root, self.start, dict(best.files), label
+        )
+        report.kept = kept.ref
+        report.reason = (
+            f"the verified fix ({_verdict(best)}) was not written ({why}); it is kept as "
+            f"{kept.ref}: `conductor-lsp undo --ref {kept.ref}` applies it (your current "
+            "state is saved first)"
+        )
+        if report.outcome == "green":
+            report.outcome = "failed"
+        self.note(0, report.reason)
+
+
+def _verdict(state: State) -> str:
+    return "green" if state.run.passed else f"{state.run.failing} failing"
