@@ -4,6 +4,10 @@ For each plan: wall time / ideal critical-path time (target <= 1.05), and the
 speed-up over running the same steps one after another, as the RL Conductor's
 sequential loop does. Both runs happen side by side in one process.
 
+Then candidates: a fix round whose plan has three leaves (each answer applied and
+tested in its own sandbox, at once) against a round with one leaf, on the same
+workspace (a git repository whose test is a small script), target <= 1.1x.
+
     python bench/engine_overhead.py [--latency 0.2] [--repeat 3]
 """
 
@@ -11,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,13 +26,18 @@ from _common import median, table
 from standin import StandIn
 
 from conductor_lsp import Plan, Session, Step, Task, load_config
+from conductor_lsp.fix.checkpoint import GIT_IDENTITY
 
 PLANS: dict[str, list[tuple[str, object]]] = {
     "1 step": [("w0", "all")],
     "3 steps, chain": [("w0", "all"), ("w1", "all"), ("w2", "all")],
     "5 steps, chain": [("w0", "all"), ("w1", "all"), ("w2", "all"), ("w0", "all"), ("w1", "all")],
     "5 steps, two branches": [("w0", ()), ("w1", ()), ("w2", (0,)), ("w0", (1,)), ("w1", "all")],
+    "3 leaves (candidates)": [("w0", ()), ("w1", ()), ("w2", ())],
 }
+#: A workspace whose test fails until calc.add adds, and candidates that never fix it.
+CALC = "def add(a, b):\n    return a - b\n"
+CHECK = "import sys\nfrom calc import add\n\nsys.exit(0 if add(2, 3) == 5 else 1)\n"
 
 
 def depth(steps: list[Step]) -> int:
@@ -41,6 +53,72 @@ async def timed(session: Session, plan: Plan) -> float:
     result = await session.run(Task("benchmark task"), plan=plan)
     assert result.outcome == "done", result.reason
     return time.perf_counter() - t0
+
+
+async def fix_round(root: Path, url: str, leaves: int, latency: float) -> float:
+    """One fix round (no candidate goes green) with ``leaves`` candidates; its seconds."""
+    from conductor_lsp import FixLoop
+
+    workers = {
+        f"w{i}": {"provider": "openai-compatible", "model": f"m{i}", "base_url": f"{url}/v1"}
+        for i in range(leaves)
+    }
+    cfg = load_config(
+        root,
+        overrides={
+            "conductor": {"backend": "search" if leaves > 1 else "static", "max_steps": leaves},
+            "workers": workers,
+            "test": {"command": f"{sys.executable} check.py", "jobs": leaves},
+            "budget": {"max_iterations": 1},
+            "trace": {"enabled": False},
+            "learn": {"record": False},
+        },
+        env={},
+    )
+    session = Session(cfg)
+    try:
+        loop = FixLoop(session)
+        t0 = time.perf_counter()
+        report = await loop.run()
+        seconds = time.perf_counter() - t0
+    finally:
+        await session.aclose()
+    judged = [c for c in report.candidates if c.verdict is not None]
+    assert len(judged) == leaves and not report.end.passed, report.reason
+    return seconds
+
+
+def wrong_answer(seen: object) -> str:
+    model = getattr(seen, "body", {}).get("model", "m")
+    return f"calc.py\n```python\ndef add(a, b):\n    return a * b  # {model}\n```\n"
+
+
+async def candidates_table(latency: float, repeat: int) -> str:
+    standin = StandIn(latency=latency, responder=wrong_answer).start()  # type: ignore[arg-type]
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "ws"
+            root.mkdir()
+            (root / "calc.py").write_text(CALC)
+            (root / "check.py").write_text(CHECK)
+            env = {**os.environ, **GIT_IDENTITY}
+            for argv in (
+                ["git", "init", "-q"],
+                ["git", "add", "-A"],
+                ["git", "commit", "-qm", "x"],
+            ):
+                subprocess.run(argv, cwd=root, check=True, env=env)
+            await fix_round(root, standin.url, 1, latency)  # warm-up
+            one = median([await fix_round(root, standin.url, 1, latency) for _ in range(repeat)])
+            three = median([await fix_round(root, standin.url, 3, latency) for _ in range(repeat)])
+            rows = [
+                ["1 leaf", f"{one * 1000:.0f} ms", "1.00x"],
+                ["3 leaves, judged at once", f"{three * 1000:.0f} ms", f"{three / one:.2f}x"],
+            ]
+    finally:
+        standin.stop()
+    return table(["fix round (one candidate per leaf)", "wall", "vs 1 leaf"], rows)
 
 
 async def main_async(latency: float, repeat: int) -> None:
@@ -110,8 +188,9 @@ async def main_async(latency: float, repeat: int) -> None:
     )
     print(
         f"\none 1-step job end to end (stand-in and HTTP included): {floor * 1000:.0f} ms "
-        f"for a {latency * 1000:.0f} ms call"
+        f"for a {latency * 1000:.0f} ms call\n"
     )
+    print(await candidates_table(latency, repeat))
 
 
 def main() -> None:

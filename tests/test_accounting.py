@@ -127,9 +127,9 @@ def test_the_raw_answer_in_a_trace_is_bounded(tmp_path: Path, standin: StandIn) 
 
 
 def test_the_conductor_spends_from_the_call_budget(tmp_path: Path, standin: StandIn) -> None:
-    root = workspace(
-        tmp_path / "ws", standin.url, openai_conductor(standin.url), "[budget]\nmax_calls = 1\n"
-    )
+    # Without the floor: its baseline call would run beside the plan and take the one call.
+    extra = "[budget]\nmax_calls = 1\n[fix]\nfloor = false\n"
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url), extra)
     standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 1
@@ -229,17 +229,17 @@ def by_model(seen: Seen) -> str:
     return FIX
 
 
-def test_the_floor_runs_the_baseline_when_the_plan_fails(tmp_path: Path, standin: StandIn) -> None:
+def test_the_floor_runs_the_baseline_beside_the_plan(tmp_path: Path, standin: StandIn) -> None:
     root = floor_workspace(tmp_path / "ws", standin.url)
     standin.responder = by_model  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "iteration 1 (conductor): edited calc.py; tests 1 failing" in out.stdout
-    assert "iteration 1 (baseline): edited calc.py; tests passed" in out.stdout
-    assert "the baseline runs (the floor)" in out.stdout
-    assert [s.body["model"] for s in standin.seen] == ["planner", "weak", "strong"]
-    # The baseline started from the round's start, not from the weak worker's edit.
-    assert "return a - b" in standin.seen[2].prompt() and "a * b" not in standin.seen[2].prompt()
+    assert "round 1 (conductor):" in out.stdout and "round 1 (baseline):" in out.stdout
+    assert "candidate round 1, baseline step 0 (strong): edited calc.py; tests passed" in out.stdout
+    assert {"planner", "strong"} <= {s.body["model"] for s in standin.seen}
+    # The baseline works from the round's start, never from the weak worker's edit.
+    strong = next(s for s in standin.seen if s.body["model"] == "strong")
+    assert "return a - b" in strong.prompt() and "a * b" not in strong.prompt()
     assert (root / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")
 
 

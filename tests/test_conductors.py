@@ -96,8 +96,13 @@ def test_a_verbatim_copy_of_an_example_plan_fits_any_task() -> None:
     the copy must name the pool's own workers and no code that the task may not have."""
     system = build_prompt(TASK, INFOS, 5).system
     plans = [parse_plan(block, INFOS) for block in system.split("Example (task:")[1:]]
-    assert len(plans) == 2
-    assert [[s.worker.name for s in p.steps] for p in plans] == [["strong"], ["cheap", "strong"]]
+    assert len(plans) == 3
+    assert [[s.worker.name for s in p.steps] for p in plans] == [
+        ["strong"],
+        ["cheap", "strong"],
+        ["cheap", "strong"],
+    ]
+    assert [p.leaves() for p in plans] == [(0,), (1,), (0, 1)]  # the last: two candidates
     for step in (s for p in plans for s in p.steps):
         assert "(" not in step.subtask and ".py" not in step.subtask, step.subtask
         assert "test" in step.subtask or "step 0" in step.subtask, step.subtask

@@ -149,7 +149,12 @@ async def test_failed_step_skips_its_dependants_only(
     assert steps[0].error and "HTTP 400" in steps[0].error
     assert steps[1].ok
     assert steps[2].skipped == "step 0 did not finish"
-    assert result.outcome == "failed" and result.output == ""  # type: ignore[attr-defined]
+    # Step 1 is a leaf (no later step sees it): its answer is a candidate, so the job is
+    # done with it as its output, though the chain through step 0 failed.
+    assert result.outcome == "done" and result.output == steps[1].text  # type: ignore[attr-defined]
+    assert result.answers() == [steps[1]]  # type: ignore[attr-defined]
+    chain = await run(standin_config, plan(Step("gpt", "a", ()), Step("gem", "c", [0])))
+    assert chain.outcome == "failed" and chain.output == ""  # type: ignore[attr-defined]
 
 
 async def test_cancel_mid_step(standin_config: Config, standin: StandIn) -> None:

@@ -60,7 +60,8 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
 ) -> None:
     monkeypatch.setenv("PLANNER_KEY", KEY)
     conductor = openai_conductor(standin.url) + '\napi_key_env = "PLANNER_KEY"'
-    root = workspace(tmp_path / "ws", standin.url, conductor)
+    # The conductor's own episode alone: no baseline beside it (see test_search for both).
+    root = workspace(tmp_path / "ws", standin.url, conductor, "[fix]\nfloor = false\n")
     standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr

@@ -69,10 +69,10 @@ async def test_the_fix_loop_parses_and_applies_off_the_loop(
     tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from conductor_lsp import FixLoop, Session, load_config
-    from conductor_lsp.fix import loop
+    from conductor_lsp.fix import verify
 
-    parsed = recorder(monkeypatch, loop, "parse_edits")
-    applied = recorder(monkeypatch, loop, "apply_output_to_disk")
+    parsed = recorder(monkeypatch, verify, "parse_edits")
+    applied = recorder(monkeypatch, verify, "apply_output_to_disk")
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (tmp_path / "test_calc.py").write_text(
         "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"

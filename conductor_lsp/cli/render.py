@@ -145,6 +145,8 @@ def print_fix_report(console: Console, report: FixReport) -> None:
     console.print(
         f"written: {', '.join(report.written) if report.written else 'nothing'}", markup=False
     )
+    if report.kept:
+        console.print(f"kept: {report.kept}", markup=False, highlight=False)
     console.print(
         f"checkpoint (undo with `conductor-lsp undo`): {report.checkpoint.ref}",
         markup=False,

@@ -3,7 +3,8 @@
 Two answer formats: ``lists`` (the RL Conductor's three Python lists, which the
 local grammar enforces) and ``json`` (the same lists in a JSON object, which a
 server's JSON-schema decoding enforces). The examples name the pool's own
-strongest and cheapest workers, and their subtasks name no code, so a small model
+strongest and cheapest workers (the last one has two leaves: two candidate fixes the
+tests choose between), and their subtasks name no code, so a small model
 that copies an example verbatim (SmolLM2 does, every time) copies a plan that fits
 any task instead of sending a worker after a function that is not there.
 """
@@ -91,6 +92,15 @@ def _examples(workers: Sequence[WorkerInfo], fmt: Format) -> str:
                 "Write the fix for the cause found in step 0.",
             ],
             [[], "all"],
+        ),
+        (
+            "a small bug that a cheap worker may fix as well as the strongest",
+            [cheap, strong],
+            [
+                "Fix the bug that the failing tests show; change only what the fix needs.",
+                "Fix the bug that the failing tests show; change only what the fix needs.",
+            ],
+            [[], []],
         ),
     ]
     out = []

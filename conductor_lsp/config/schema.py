@@ -104,7 +104,7 @@ class FixConfig:
     allow_test_edits: bool = False
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
     floor: bool = True
-    """When a conductor's plan leaves the tests failing, run the baseline from the round's start."""
+    """Run the baseline's own call beside a conductor's plan, as one more candidate."""
 
 
 @dataclass

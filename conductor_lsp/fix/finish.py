@@ -13,16 +13,13 @@ import asyncio
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..edits.paths import check_path
 from ..edits.workspace import replace_files
 from ..errors import EditError
 from . import checkpoint as cp
 from .candidates import State
-
-if TYPE_CHECKING:
-    from .loop import FixReport
+from .report import FixReport
 
 
 def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -> str:

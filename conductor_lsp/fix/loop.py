@@ -13,7 +13,6 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..conductor.static import static_plan
 from ..errors import BudgetExceeded, ConfigError
@@ -30,8 +29,9 @@ from . import checkpoint as cp
 from .candidates import Attempt, Candidate, Round, State, describe, leaf_records
 from .context import context_files
 from .finish import Finisher
+from .report import FixReport
 from .sandbox import Workbench
-from .stops import Cancelled, Green, Outcome, OutOfBudget, Stop, Stuck
+from .stops import Cancelled, Green, OutOfBudget, Stop, Stuck
 from .verify import Verifier
 
 DEFAULT_INSTRUCTION = (
@@ -39,40 +39,6 @@ DEFAULT_INSTRUCTION = (
     "Do not weaken, skip or delete tests."
 )
 GREEN_FOUND = "a candidate made the tests pass"
-
-
-@dataclass
-class FixReport:
-    outcome: Outcome
-    reason: str
-    start: TestRun
-    end: TestRun
-    checkpoint: cp.Checkpoint
-    rounds: list[Round] = field(default_factory=list)
-    #: Files the job changed in the workspace (once, at the end).
-    written: list[str] = field(default_factory=list)
-    #: A verified fix that was not written (files changed meanwhile, or cancelled).
-    kept: str = ""
-    #: Which candidate's state the job ended with ('' when no state beat the start).
-    best: str = ""
-    diff: str = ""
-    seconds: float = 0.0
-    #: Per worker, over all rounds and candidates.
-    tallies: dict[str, Tally] = field(default_factory=dict)
-    #: The conductor's calls over all rounds.
-    conductor: Tally = field(default_factory=Tally)
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.end.passed else 1
-
-    @property
-    def cost(self) -> float:
-        return sum(t.cost for t in self.tallies.values()) + self.conductor.cost
-
-    @property
-    def candidates(self) -> list[Candidate]:
-        return [c for r in self.rounds for c in r.candidates]
 
 
 class FixLoop:
@@ -214,7 +180,7 @@ class FixLoop:
             infos = self.session.infos(ask, self.meter)
             baseline = static_plan(infos, cfg.conductor.max_steps, ask)
             plans = [("conductor", task, None), ("baseline", ask, baseline)]
-        engines: list[Engine] = []
+        stopper = _Stopper()
         checks: list[asyncio.Task[None]] = []
 
         def leaf(by: str, ask: Task) -> Callable[[StepResult], None]:
@@ -222,19 +188,21 @@ class FixLoop:
                 cand = Candidate(k, step, by)
                 rnd.candidates.append(cand)
                 checks.append(
-                    asyncio.create_task(self._check(cand, base, ask, verifier, engines, checks))
+                    asyncio.create_task(self._check(cand, base, ask, verifier, stopper, checks))
                 )
 
             return on_leaf
 
         async def attempt(by: str, ask: Task, plan: Plan | None) -> Attempt:
             ask = ask if by == "baseline" else dataclasses.replace(ask, previous=previous[by])
+            me = asyncio.current_task()
+            assert me is not None
             job = await self.session.run(
                 ask,
                 meter=self.meter,
                 on_event=self.on_event,
                 plan=plan,
-                engine_ref=engines,
+                engine_ref=stopper.ref(me),
                 on_leaf=leaf(by, ask),
                 job=self.job_id,
                 round=k,
@@ -245,15 +213,20 @@ class FixLoop:
             report.conductor.merge(job.conductor)
             return Attempt(by, job)
 
+        tasks = [asyncio.create_task(attempt(*p)) for p in plans]
         try:
-            rnd.attempts = list(await asyncio.gather(*(attempt(*p) for p in plans)))
+            done = await asyncio.gather(*tasks, return_exceptions=True)
+            for result in done:  # an attempt cancelled for a green candidate is not one
+                if isinstance(result, Exception):
+                    raise result
+            rnd.attempts = [r for r in done if isinstance(r, Attempt)]
             for outcome in await asyncio.gather(*checks, return_exceptions=True):
                 if isinstance(outcome, Exception):
                     raise outcome
         finally:
-            for t in checks:
+            for t in [*tasks, *checks]:
                 t.cancel()
-            await asyncio.gather(*checks, return_exceptions=True)
+            await asyncio.gather(*tasks, *checks, return_exceptions=True)
         for a in rnd.attempts:
             self._record(rnd, a)
             if a.job.outcome == "cancelled":
@@ -266,7 +239,7 @@ class FixLoop:
         base: State,
         task: Task,
         verifier: Verifier,
-        engines: list[Engine],
+        stopper: _Stopper,
         checks: list[asyncio.Task[None]],
     ) -> None:
         self.note(cand.round, f"testing {cand.label} in a sandbox")
@@ -277,8 +250,7 @@ class FixLoop:
             self.note(cand.round, f"{cand.label}: {line}")
         self.on_event(CandidateJudged(cand.round, cand.label, cand.worker, v.text(), v.green))
         if v.green:
-            for engine in engines:
-                engine.finish_early(GREEN_FOUND)
+            stopper.finish_early(GREEN_FOUND)
             me = asyncio.current_task()
             for t in checks:
                 if t is not me:
@@ -298,6 +270,38 @@ class FixLoop:
             refused=refused or ("" if mine else attempt.job.reason or "no answer"),
             leaves=leaf_records(mine),
         )
+
+
+class _Stopper:
+    """Stops a round's remaining work once a candidate is green: engines finish early, and
+    an attempt still waiting for its plan (a conductor still writing) is cancelled."""
+
+    def __init__(self) -> None:
+        self.reason = ""
+        self.engines: list[Engine] = []
+        self.planning: set[asyncio.Task[Attempt]] = set()
+
+    def ref(self, task: asyncio.Task[Attempt]) -> list[Engine]:
+        """The ``engine_ref`` for ``task``'s job: its engine, once made, stops if told to."""
+        self.planning.add(task)
+        stopper = self
+
+        class Ref(list[Engine]):
+            def append(self, engine: Engine) -> None:
+                super().append(engine)
+                stopper.planning.discard(task)
+                stopper.engines.append(engine)
+                if stopper.reason:
+                    engine.finish_early(stopper.reason)
+
+        return Ref()
+
+    def finish_early(self, reason: str) -> None:
+        self.reason = reason
+        for engine in self.engines:
+            engine.finish_early(reason)
+        for task in self.planning:
+            task.cancel()
 
 
 def _state(run: TestRun) -> str:

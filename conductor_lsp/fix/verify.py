@@ -81,7 +81,8 @@ class Verifier:
             guard=guard,
         )
         errors = disk.result.report()
-        notes = (*disk.result.notes, *disk.result.matches)
+        how = f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})"
+        notes = (how, *disk.result.notes) if disk.written else tuple(disk.result.notes)
         if not disk.written:
             cand.verdict = Verdict([], errors or "the answer held no edit", None, notes)
             return

@@ -86,7 +86,7 @@ def repeats(plan: Plan) -> frozenset[int]:
     seen: set[tuple[object, ...]] = set()
     out = set()
     for i, s in enumerate(plan.steps):
-        key = (s.worker, s.subtask, s.access, s.role)
+        key = (s.worker, s.subtask, s.access if s.access == "all" else tuple(s.access), s.role)
         if key in seen:
             out.add(i)
         seen.add(key)
@@ -167,7 +167,11 @@ class Engine:
         results = [StepResult(i, s) for i, s in enumerate(plan.steps)]
         finished = [asyncio.Event() for _ in plan.steps]
         tallies: dict[str, Tally] = {}
-        leaves = frozenset(plan.leaves()) if on_leaf is not None else frozenset()
+        leaves = frozenset(
+            i
+            for i in plan.leaves()
+            if on_leaf is not None and not self.pool.is_tool(plan.steps[i].worker)
+        )
         sampled = repeats(plan)
 
         def done(res: StepResult) -> None:
@@ -180,6 +184,9 @@ class Engine:
             )
             for i in range(len(plan.steps))
         ]
+        if self._early_reason:  # told to finish before it began: nothing more is needed
+            for t in self._tasks:
+                t.cancel()
         outcome: Outcome = "done"
         reason = ""
         try:

@@ -53,6 +53,10 @@ class WorkerPool:
             )
         return out
 
+    def is_tool(self, name: str) -> bool:
+        """Whether a worker is a tool (its answer is never code, so never a candidate)."""
+        return name in self._tools
+
     def secrets(self) -> list[Secret]:
         """Every key the pool holds, so traces and errors can scrub them."""
         found = (getattr(w, "secret", None) for w in self.workers.values())

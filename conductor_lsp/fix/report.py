@@ -1,0 +1,45 @@
+"""What a fix job reports: its outcome, rounds and candidates, what it wrote, and the bill."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..testrun import TestRun
+from ..usage import Tally
+from . import checkpoint as cp
+from .candidates import Candidate, Round
+from .stops import Outcome
+
+
+@dataclass
+class FixReport:
+    outcome: Outcome
+    reason: str
+    start: TestRun
+    end: TestRun
+    checkpoint: cp.Checkpoint
+    rounds: list[Round] = field(default_factory=list)
+    #: Files the job changed in the workspace (once, at the end).
+    written: list[str] = field(default_factory=list)
+    #: A verified fix that was not written (files changed meanwhile, or cancelled).
+    kept: str = ""
+    #: Which candidate's state the job ended with ('' when no state beat the start).
+    best: str = ""
+    diff: str = ""
+    seconds: float = 0.0
+    #: Per worker, over all rounds and candidates.
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    #: The conductor's calls over all rounds.
+    conductor: Tally = field(default_factory=Tally)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.end.passed else 1
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.tallies.values()) + self.conductor.cost
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [c for r in self.rounds for c in r.candidates]

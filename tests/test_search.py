@@ -1,0 +1,349 @@
+"""Search in sandboxes: candidates judged by the tests before anything touches the user's files.
+
+Real git, real pytest in subprocesses, loopback workers (the stand-in) that answer by
+model name, fast or slow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+import pytest
+from standin import Seen, StandIn
+
+from conductor_lsp import FixLoop, Plan, Session, Step, Task, load_config
+from conductor_lsp.conductor.search import CAUSE, search_plan
+from conductor_lsp.conductor.static import BASELINE, RETRY
+from conductor_lsp.protocols import WorkerInfo
+from conductor_lsp.runtime import CandidateJudged, Event, LoopNote
+
+PY = sys.executable
+BUGGY = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+RIGHT = f"calc.py\n```python\n{FIXED}```\n"
+WRONG = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+CHEAT = "test_calc.py\n```python\ndef test_add():\n    assert True\n```\n"
+
+
+def workspace(root: Path, url: str, conductor: str, extra: str = "") -> Path:
+    """A git repository with one failing test and two workers, "quick" and "strong"."""
+    root.mkdir()
+    r = git.Repo.init(root)
+    (root / "calc.py").write_text(BUGGY)
+    (root / "conftest.py").write_text("")
+    (root / "test_calc.py").write_text(TESTS)
+    r.index.add(["calc.py", "conftest.py", "test_calc.py"])
+    r.index.commit("init")
+    (root / "conductor.toml").write_text(
+        f"[conductor]\n{conductor}\n"
+        f'[workers.quick]\nprovider = "openai-compatible"\nmodel = "quick"\nstrength = 1\n'
+        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 0.1\nprice_out = 0.2\n'
+        f'[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\nstrength = 2\n'
+        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
+        f'[test]\ncommand = "{PY} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n{extra}'
+    )
+    return root
+
+
+def by_model(answers: dict[str, tuple[float, str]]) -> Callable[[Seen], str]:
+    """Answer each model with its text after its delay (the stand-in serves in threads)."""
+
+    def respond(seen: Seen) -> str:
+        delay, text = answers.get(str(seen.body.get("model")), (0.0, "no idea"))
+        time.sleep(delay)
+        return text
+
+    return respond
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "NO_COLOR": "1",
+        "COLUMNS": "200",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+
+
+def watch(proc: subprocess.Popen[str], path: Path) -> list[bytes]:
+    """The contents ``path`` went through while ``proc`` ran (read every 10 ms)."""
+    seen = [path.read_bytes()]
+    while proc.poll() is None:
+        data = path.read_bytes()
+        if data != seen[-1]:
+            seen.append(data)
+        time.sleep(0.01)
+    return seen
+
+
+TWO_LEAVES = json.dumps(
+    {"model_id": [0, 1], "subtasks": ["Fix it.", "Fix it."], "access_list": [[], []]}
+)
+
+
+def test_two_independent_leaves_are_judged_in_sandboxes_and_only_the_green_one_is_written(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    """The Done-when: a plan of two leaves; the quick wrong answer is judged first, in a
+    sandbox; the user's file stays byte-identical until the end, then holds the fix."""
+    conductor = f'backend = "openai"\nmodel = "planner"\nbase_url = "{standin.url}/v1"'
+    root = workspace(tmp_path / "ws", standin.url, conductor, "[fix]\nfloor = false\n")
+    standin.responder = by_model(
+        {"planner": (0, TWO_LEAVES), "quick": (0, WRONG), "strong": (3.0, RIGHT)}
+    )
+    proc = subprocess.Popen(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(root)],
+        env=cli_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    during = watch(proc, root / "calc.py")
+    out = proc.communicate(timeout=240)[0]
+    assert proc.returncode == 0, out
+    # Unchanged while candidates were judged (the wrong one never showed), then one write.
+    assert during in ([BUGGY.encode()], [BUGGY.encode(), FIXED.encode()])
+    assert (root / "calc.py").read_text() == FIXED
+    lines = out.splitlines()
+    quick = next(i for i, line in enumerate(lines) if "step 0 (quick): 1 failing" in line)
+    strong = next(i for i, line in enumerate(lines) if "step 1 (strong): green" in line)
+    assert quick < strong  # the fast wrong one was judged while the slow one worked
+    assert "written: calc.py" in out and "2 judged in sandboxes, 1 green" in out
+    assert git.Repo(root).git.worktree("list").count("\n") == 0  # sandboxes gone
+
+
+def run_loop(root: Path, events: list[tuple[float, Event]]) -> object:
+    async def go() -> object:
+        session = Session(load_config(root))
+        try:
+            loop = FixLoop(session, on_event=lambda e: events.append((time.monotonic(), e)))
+            return await loop.run()
+        finally:
+            await session.aclose()
+
+    return asyncio.run(go())
+
+
+def test_candidates_are_tested_at_once(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    extra = "[budget]\nmax_iterations = 1\n"
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"\nmax_steps = 2', extra)
+    (root / "conftest.py").write_text("import time\n\ntime.sleep(1.5)\n")  # every run is slow
+    git.Repo(root).git.commit("-qam", "slow tests")
+    other = "calc.py\n```python\ndef add(a, b):\n    return a - b - 1\n```\n"
+    standin.responder = by_model({"quick": (0, WRONG), "strong": (0, other)})
+    events: list[tuple[float, Event]] = []
+    report = run_loop(root, events)
+    assert not report.end.passed  # type: ignore[attr-defined]
+    starts = {
+        e.message.split("testing ")[1].split(" in a sandbox")[0]: t
+        for t, e in events
+        if isinstance(e, LoopNote) and "testing round 1" in e.message
+    }
+    ends = {e.label: t for t, e in events if isinstance(e, CandidateJudged) and e.round == 1}
+    assert set(starts) == set(ends) and len(ends) == 2  # strong and quick
+    spans = sorted((starts[k], ends[k]) for k in ends)
+    assert spans[1][0] < spans[0][1]  # the second began before the first was judged
+    busy = sum(b - a for a, b in spans)
+    window = max(b for _, b in spans) - min(a for a, _ in spans)
+    assert window < 0.8 * busy, (window, busy)  # [test] jobs = 2 at once
+
+
+def test_the_users_edit_during_the_job_survives_and_the_fix_is_kept(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"')
+    standin.responder = by_model({"strong": (3.0, RIGHT)})
+    env = cli_env(tmp_path)
+    proc = subprocess.Popen(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(root)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not standin.seen and time.monotonic() < deadline:
+        time.sleep(0.05)
+    mine = BUGGY + "\n\ndef sub(a, b):\n    return a - b\n"
+    (root / "calc.py").write_text(mine)  # the user works on while the worker thinks
+    out = proc.communicate(timeout=240)[0]
+    assert proc.returncode == 1, out
+    assert (root / "calc.py").read_text() == mine
+    assert "changed during the job: calc.py" in out and "written: nothing" in out
+    ref = out.split("\nkept: ")[1].split()[0]
+    undo = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "undo", str(root), "--ref", ref],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert undo.returncode == 0, undo.stderr
+    assert (root / "calc.py").read_text() == FIXED  # the verified fix, kept
+    saved = undo.stdout.split("saved as ")[1].split()[0]
+    subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "undo", str(root), "--ref", saved],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    assert (root / "calc.py").read_text() == mine  # and the user's own state is one undo away
+
+
+def test_cancel_removes_the_sandboxes(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"')
+    (root / "conftest.py").write_text(  # test runs hang, in sandboxes only
+        'import pathlib, time\n\nif "sandboxes" in str(pathlib.Path(__file__).resolve()):\n'
+        "    time.sleep(30)\n"
+    )
+    git.Repo(root).git.commit("-qam", "slow tests")
+    (root / "conductor.toml").write_text(
+        (root / "conductor.toml").read_text().replace("timeout = 60", "timeout = 120")
+    )
+    standin.responder = by_model({"quick": (0, WRONG), "strong": (0, RIGHT)})
+    testing = asyncio.Event()
+
+    async def go() -> None:
+        session = Session(load_config(root))
+        loop = FixLoop(
+            session,
+            on_event=lambda e: (
+                testing.set() if isinstance(e, LoopNote) and "in a sandbox" in e.message else None
+            ),
+        )
+        task = asyncio.create_task(loop.run())
+        await asyncio.wait_for(testing.wait(), 90)
+        await asyncio.sleep(1.0)  # sandboxes made, their test runs going
+        assert list((cache / "conductor-lsp" / "sandboxes").glob("*/*/*"))
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await session.aclose()
+
+    asyncio.run(go())
+    assert not list((cache / "conductor-lsp" / "sandboxes").glob("*/*"))
+    assert git.Repo(root).git.worktree("list").count("\n") == 0
+    assert (root / "calc.py").read_text() == BUGGY
+
+
+def test_a_test_weakening_candidate_is_refused_in_its_sandbox(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"')
+    standin.responder = by_model({"quick": (0, CHEAT), "strong": (1.0, RIGHT)})
+    events: list[tuple[float, Event]] = []
+    report = run_loop(root, events)
+    assert report.end.passed and report.written == ["calc.py"]  # type: ignore[attr-defined]
+    verdicts = {e.worker: e.verdict for _, e in events if isinstance(e, CandidateJudged)}
+    assert "test_calc.py holds tests this job must make pass" in verdicts["quick"]
+    assert (root / "test_calc.py").read_text() == TESTS
+    episodes = [
+        json.loads(line)
+        for line in (root / ".conductor" / "episodes.jsonl").read_text().splitlines()
+    ]
+    leaves = next(e for e in episodes if e["type"] == "outcome")["leaves"]
+    by = {leaf["worker"]: leaf for leaf in leaves if leaf["worker"] == "quick"}
+    assert by["quick"]["applied"] == [] and "holds tests" in by["quick"]["refused"]
+    assert any(leaf["worker"] == "strong" and leaf["green"] for leaf in leaves)
+
+
+def test_the_floor_runs_beside_the_conductors_plan(tmp_path: Path, standin: StandIn) -> None:
+    """The baseline's call is one more candidate, started with the plan, not after it fails;
+    once it is green, the conductor still writing its plan is not waited for."""
+    conductor = f'backend = "openai"\nmodel = "planner"\nbase_url = "{standin.url}/v1"'
+    root = workspace(tmp_path / "ws", standin.url, conductor)
+    plan = json.dumps({"model_id": [0], "subtasks": ["Fix it."], "access_list": ["all"]})
+    calls: list[tuple[str, float]] = []
+    answer = by_model({"planner": (40.0, plan), "quick": (0, WRONG), "strong": (0.5, RIGHT)})
+
+    def respond(seen: Seen) -> str:
+        calls.append((str(seen.body["model"]), time.monotonic()))
+        return answer(seen)
+
+    standin.responder = respond
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(root)],
+        env=cli_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert time.monotonic() - t0 < 35  # the 40 s plan was not waited for
+    assert "candidate round 1, baseline step 0 (strong): green" in proc.stdout
+    when = dict(calls)
+    assert set(when) == {"planner", "strong"}  # the plan's quick worker was never called
+    assert when["strong"] < when["planner"] + 1.0  # the baseline did not wait for the plan
+    assert "round 1 (baseline)" in proc.stdout
+    episodes = (root / ".conductor" / "episodes.jsonl").read_text().splitlines()
+    (episode,) = [json.loads(e) for e in episodes if '"type": "episode"' in e]
+    assert episode["by"] == "baseline" and episode["round"] == 1
+
+
+INFOS = [
+    WorkerInfo("quick", "", 0.1, 0.2, "openai", strength=1),
+    WorkerInfo("strong", "", 1.0, 2.0, "openai", strength=2),
+    WorkerInfo("tests", "", 0, 0, "tests", is_tool=True),
+]
+FAILING = Task("Fix it", test_failures="$ pytest\nFAILED (exit 1)\n- t at t.py:1: boom")
+
+
+def test_search_plans_are_independent_leaves() -> None:
+    first = search_plan(INFOS, 5, FAILING)
+    assert [(s.worker, s.subtask) for s in first.steps] == [
+        ("strong", BASELINE),
+        ("quick", BASELINE),
+        ("strong", CAUSE),
+    ]
+    assert first.leaves() == (0, 1, 2) and first.source == "search"
+    sampled = search_plan(INFOS, 5, FAILING, samples=3)
+    assert [s.worker for s in sampled.steps] == ["strong", "quick", "strong", "strong", "strong"]
+    assert len(search_plan(INFOS, 2, FAILING).steps) == 2  # max_steps holds
+    later = search_plan(INFOS, 5, Task("Fix it", test_failures="x", previous="it failed"))
+    assert [(s.worker, s.subtask) for s in later.steps] == [("strong", RETRY), ("quick", RETRY)]
+    # Nothing to judge candidates with: the baseline's one call.
+    assert search_plan(INFOS, 5, Task("Rewrite it")).steps == (Step("strong", BASELINE),)
+
+
+def test_a_repeated_leaf_samples_and_the_first_stays_greedy(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"')
+    cfg = (root / "conductor.toml").read_text() + "[search]\ntemperature = 0.7\n"
+    greedy = "max_retries = 0\ntemperature = 0.0\nprice_in = 1.0"
+    (root / "conductor.toml").write_text(cfg.replace("max_retries = 0\nprice_in = 1.0", greedy))
+    leaf = Step("strong", "Fix it.", ())
+    plan = Plan((leaf, leaf, Step("quick", "Fix it.", ())))
+
+    async def go() -> list[str]:
+        session = Session(load_config(root))
+        try:
+            job = await session.run(Task("Fix it"), plan=plan)
+            return [r.text for r in job.answers()]
+        finally:
+            await session.aclose()
+
+    assert len(asyncio.run(go())) == 3
+    temps = [(s.body["model"], s.body.get("temperature")) for s in standin.seen]
+    assert sorted(temps, key=str) == sorted(
+        [("strong", 0.0), ("strong", 0.7), ("quick", None)], key=str
+    )
