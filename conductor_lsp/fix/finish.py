@@ -57,7 +57,8 @@ class Finisher:
         """Write ``best`` (or keep it) and fill the report's end, written, kept and diff."""
         report.end = report.start
         if not best.files or not best.beats(State({}, report.start)):
-            self.note(0, "no state beat the start: the workspace is unchanged")
+            if not report.start.passed:
+                self.note(0, "no state beat the start: the workspace is unchanged")
             return
         before = {
             rel: await asyncio.to_thread(cp.read_file, self.start, rel, self.root)

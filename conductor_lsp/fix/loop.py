@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ..conductor.static import static_plan
 from ..errors import BudgetExceeded, ConfigError
@@ -22,6 +23,7 @@ from ..runtime.engine import Engine
 from ..runtime.events import CandidateJudged, EventSink, LoopNote, ignore
 from ..runtime.results import StepResult
 from ..runtime.session import Session
+from ..runtime.trace import Trace
 from ..task import Task
 from ..testrun import TestRun, run_tests
 from ..usage import Tally
@@ -65,6 +67,8 @@ class FixLoop:
         self.meter = Meter(cfg.budget)
         #: The job's id in episodes: its start checkpoint, which undo names too.
         self.job_id = ""
+        #: The best verified state so far: what the workspace becomes at the end.
+        self.best: State | None = None
 
     def note(self, k: int, message: str) -> None:
         self.on_event(LoopNote(k, message))
@@ -90,10 +94,10 @@ class FixLoop:
             allow_test_edits=cfg.fix.allow_test_edits,
             jobs=cfg.test.jobs,
         )
-        self.best = State({}, first)
+        self.best = start = State({}, first)
         interrupted = False
         try:
-            await self._rounds(self.best, report, verifier)
+            await self._rounds(start, report, verifier)
         except Stop as stop:
             report.outcome, report.reason = stop.outcome, stop.reason
         except asyncio.CancelledError:
@@ -103,7 +107,7 @@ class FixLoop:
         if report.outcome == "green":
             report.reason = ""
         finisher = Finisher(self.root, start_cp, cfg.edits.all_deny(), self.busy, self.note)
-        await finisher.finish(report, self.best, write=report.outcome != "cancelled")
+        await finisher.finish(report, self.best or start, write=report.outcome != "cancelled")
         report.seconds = time.monotonic() - started
         self.on_tests(report.end)
         if interrupted:
@@ -134,7 +138,7 @@ class FixLoop:
                 self.best = green.state
                 raise Green()
             best = rnd.best()
-            if best is not None and best.state is not None and best.state.beats(self.best):
+            if best is not None and best.state is not None and best.state.beats(self.best or start):
                 self.best = best.state
             for a in rnd.attempts:
                 previous[a.by] = describe(rnd, [a])
@@ -257,8 +261,14 @@ class FixLoop:
                     t.cancel()
 
     def _record(self, rnd: Round, attempt: Attempt) -> None:
-        """The episode's outcome: its best leaf, and each leaf's own verdict."""
+        """The episode's outcome (its best leaf, and each leaf's own verdict), and each
+        verdict at the end of the job's trace."""
         mine = rnd.of(attempt)
+        if attempt.job.trace_path:
+            trace = Trace(Path(attempt.job.trace_path), self.session.pool.secrets())
+            for record in leaf_records(mine):
+                trace.write("verdict", **record)
+            trace.close()
         runs = [(c, c.tests) for c in mine if c.tests is not None]
         top = min(runs, key=lambda pair: pair[1].failing, default=None)
         refused = "; ".join(c.verdict.errors for c in mine if c.verdict and c.verdict.errors)

@@ -1,8 +1,9 @@
 """Rollouts: run a plan the conductor wrote, for real, and score it.
 
 A rollout takes a suite task, a worker pool and a plan's text; in a fresh copy of the
-task it runs the plan through the engine on the pool's workers, applies the answer
-(the tests themselves protected) and runs the task's tests. The score is the reward
+task it runs the plan through the engine on the pool's workers, applies each leaf's
+answer in a copy of its own (the tests themselves protected) and runs the task's tests:
+as in the fix loop, the plan is as good as its best candidate. The score is the reward
 of ``learn.reward`` over the resulting episode, so training and recorded use agree.
 """
 
@@ -129,15 +130,24 @@ class Rollouts:
             return Rollout(-self.weights.format_penalty, False, error=str(e))
         view = Task(task.instruction, start.files, test_failures=start.run.summary())
         job = await session.run(view, plan=plan, meter=Meter(session.config.budget))
-        disk = await asyncio.to_thread(
-            apply_output_to_disk,
-            repo,
-            job.output,
-            session.config.edits,
-            targets=view.editable(),
-            guard=test_guard(start.run),
-        )
-        after = await run_tests(task.test_command(), repo, 120) if disk.written else None
+        after = None
+        for i, answer in enumerate(job.answers()):  # every leaf is a candidate, as in fix
+            here = repo if i == 0 else prepare(task, repo.parent / f"leaf-{i}")
+            disk = await asyncio.to_thread(
+                apply_output_to_disk,
+                here,
+                answer.text,
+                session.config.edits,
+                targets=view.editable(),
+                guard=test_guard(start.run),
+            )
+            if not disk.written:
+                continue
+            run = await run_tests(task.test_command(), here, 120)
+            if after is None or run.failing < after.failing:
+                after = run
+            if run.passed:
+                break
         was, now = failing_ids(start.run), failing_ids(after)
         green = bool(after is not None and after.passed)
         outcome = {
