@@ -17,6 +17,7 @@ from conductor_lsp.conductor import parse_plan
 from conductor_lsp.edits import DEFAULT_DENY, apply_output, check_path, normalize
 from conductor_lsp.edits import match as match_module
 from conductor_lsp.edits.match import LineIndex, find_match
+from conductor_lsp.edits.workspace import apply_output_to_disk
 
 WORKERS = ["cheap", "strong", "tests"]
 PLAN = 'model_id = [0]\nsubtasks = ["Write the fix now"]\naccess_list = ["all"]'
@@ -194,3 +195,21 @@ def test_a_path_is_refused_or_lands_inside_and_outside_git(
     assert all(p.rstrip(". ").casefold() != ".git" for p in rel.parts)
     secret = {".env", "id_rsa", ".ssh", ".netrc"}
     assert not any(p.rstrip(". ").casefold() in secret for p in rel.parts)
+
+
+def test_a_symlinked_folder_is_not_a_second_file(tmp_path: Path) -> None:
+    """`link_in -> pkg`: an answer editing link_in/b.py and pkg/b.py names one file twice.
+    It is refused whole (each edit would overwrite the other), and nothing is reported
+    written that is not on disk."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "b.py").write_text("a = 1\nb = 2\n")
+    (tmp_path / "link_in").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    out = sr("link_in/b.py", "a = 1\n", "a = 10\n") + sr("pkg/b.py", "b = 2\n", "b = 20\n")
+    disk = apply_output_to_disk(tmp_path, out)
+    assert (
+        disk.written == [] and "are the same file (through a symbolic link)" in disk.result.report()
+    )
+    assert (tmp_path / "pkg" / "b.py").read_text() == "a = 1\nb = 2\n"
+    one = apply_output_to_disk(tmp_path, sr("link_in/b.py", "a = 1\n", "a = 10\n"))
+    assert one.written == ["link_in/b.py"]  # one name is fine
+    assert (tmp_path / "pkg" / "b.py").read_text() == "a = 10\nb = 2\n"

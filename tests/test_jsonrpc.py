@@ -128,6 +128,34 @@ def test_every_bad_request_gets_its_error_and_the_server_lives(tmp_path: Path) -
         wire.close()
 
 
+def test_a_frame_whose_length_overruns_its_body_does_not_cost_the_next_request(
+    tmp_path: Path,
+) -> None:
+    """Two spaces and a stray CRLF after the body: the announced 12 bytes swallow the start
+    of the next header. The reader gives them back and the next request is answered."""
+    wire = Wire(tmp_path)
+    try:
+        wire.request(1, "initialize", {**INIT, "rootUri": tmp_path.as_uri()})
+        assert "capabilities" in wire.reply(1)["result"]
+        start = {"line": 0, "character": 0}
+        params = {
+            "textDocument": {"uri": (tmp_path / "a.py").as_uri()},
+            "range": {"start": start, "end": start},
+            "context": {"diagnostics": []},
+        }
+        for msg_id, odd in [
+            (2, b"Content-Length:  12\r\n\r\n{}\r\n\r\n"),
+            (3, b"Content-Length: 40\r\n\r\nnot json\r\n"),
+            (4, b'Content-Length: 30\r\n\r\n{"jsonrpc": "2.0"}'),
+        ]:
+            wire.send(odd)
+            wire.request(msg_id, "textDocument/codeAction", params)
+            result = wire.reply(msg_id)["result"]
+            assert any(a["title"] == "Conductor: make the tests pass" for a in result), odd
+    finally:
+        wire.close()
+
+
 # --- the framing, as a property ---------------------------------------------------------
 
 VALID = {"jsonrpc": "2.0", "id": "probe", "method": "shutdown"}

@@ -22,6 +22,7 @@ from standin import Behaviour, Seen, StandIn
 from conductor_lsp import FixLoop, Plan, Session, Step, Task, load_config
 from conductor_lsp.conductor.search import CAUSE, search_plan
 from conductor_lsp.conductor.static import BASELINE, RETRY
+from conductor_lsp.config.schema import SearchConfig
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.runtime import CandidateJudged, Event, LoopNote
 
@@ -34,15 +35,17 @@ WRONG = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
 CHEAT = "test_calc.py\n```python\ndef test_add():\n    assert True\n```\n"
 
 
-def workspace(root: Path, url: str, conductor: str, extra: str = "") -> Path:
-    """A git repository with one failing test and two workers, "quick" and "strong"."""
+def workspace(root: Path, url: str, conductor: str, extra: str = "", *, repo: bool = True) -> Path:
+    """A git repository (or a plain folder) with one failing test and two workers, "quick"
+    and "strong"."""
     root.mkdir()
-    r = git.Repo.init(root)
     (root / "calc.py").write_text(BUGGY)
     (root / "conftest.py").write_text("")
     (root / "test_calc.py").write_text(TESTS)
-    r.index.add(["calc.py", "conftest.py", "test_calc.py"])
-    r.index.commit("init")
+    if repo:
+        r = git.Repo.init(root)
+        r.index.add(["calc.py", "conftest.py", "test_calc.py"])
+        r.index.commit("init")
     (root / "conductor.toml").write_text(
         f"[conductor]\n{conductor}\n"
         f'[workers.quick]\nprovider = "openai-compatible"\nmodel = "quick"\nstrength = 1\n'
@@ -160,10 +163,11 @@ def test_candidates_are_tested_at_once(
     assert window < 0.8 * busy, (window, busy)  # [test] jobs = 2 at once
 
 
+@pytest.mark.parametrize("repo", [True, False], ids=["git", "outside-git"])
 def test_the_users_edit_during_the_job_survives_and_the_fix_is_kept(
-    tmp_path: Path, standin: StandIn
+    tmp_path: Path, standin: StandIn, repo: bool
 ) -> None:
-    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"')
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"', repo=repo)
     standin.responder = by_model({"strong": (3.0, RIGHT)})
     env = cli_env(tmp_path)
     proc = subprocess.Popen(
@@ -203,17 +207,17 @@ def test_the_users_edit_during_the_job_survives_and_the_fix_is_kept(
     assert (root / "calc.py").read_text() == mine  # and the user's own state is one undo away
 
 
+@pytest.mark.parametrize("repo", [True, False], ids=["git", "outside-git"])
 def test_cancel_removes_the_sandboxes(
-    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch, repo: bool
 ) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"')
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"', repo=repo)
     (root / "conftest.py").write_text(  # test runs hang, in sandboxes only
         'import pathlib, time\n\nif "sandboxes" in str(pathlib.Path(__file__).resolve()):\n'
         "    time.sleep(30)\n"
     )
-    git.Repo(root).git.commit("-qam", "slow tests")
     (root / "conductor.toml").write_text(
         (root / "conductor.toml").read_text().replace("timeout = 60", "timeout = 120")
     )
@@ -239,7 +243,8 @@ def test_cancel_removes_the_sandboxes(
 
     asyncio.run(go())
     assert not list((cache / "conductor-lsp" / "sandboxes").glob("*/*"))
-    assert git.Repo(root).git.worktree("list").count("\n") == 0
+    if repo:
+        assert git.Repo(root).git.worktree("list").count("\n") == 0
     assert (root / "calc.py").read_text() == BUGGY
 
 
@@ -247,7 +252,7 @@ def test_a_test_weakening_candidate_is_refused_in_its_sandbox(
     tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"')
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"', repo=False)
     standin.responder = by_model({"quick": (0, CHEAT), "strong": (1.0, RIGHT)})
     events: list[tuple[float, Event]] = []
     report = run_loop(root, events)
@@ -315,8 +320,23 @@ def test_search_plans_are_independent_leaves() -> None:
         ("strong", CAUSE),
     ]
     assert first.leaves() == (0, 1, 2) and first.source == "search"
-    sampled = search_plan(INFOS, 5, FAILING, samples=3)
+    sampled = search_plan(INFOS, 5, FAILING, SearchConfig(samples=3))
     assert [s.worker for s in sampled.steps] == ["strong", "quick", "strong", "strong", "strong"]
+    # Each source of diversity alone, always beside the baseline's own call:
+    alone = {
+        "workers": SearchConfig(wording=False),
+        "wording": SearchConfig(workers=False),
+        "samples": SearchConfig(workers=False, wording=False, samples=3),
+    }
+    shapes = {
+        k: [(s.worker, s.subtask) for s in search_plan(INFOS, 5, FAILING, o).steps]
+        for k, o in alone.items()
+    }
+    assert shapes == {
+        "workers": [("strong", BASELINE), ("quick", BASELINE)],
+        "wording": [("strong", BASELINE), ("strong", CAUSE)],
+        "samples": [("strong", BASELINE)] * 3,
+    }
     assert len(search_plan(INFOS, 2, FAILING).steps) == 2  # max_steps holds
     later = search_plan(INFOS, 5, Task("Fix it", test_failures="x", previous="it failed"))
     assert [(s.worker, s.subtask) for s in later.steps] == [("strong", RETRY), ("quick", RETRY)]

@@ -1,10 +1,11 @@
 """``search``: a plan of independent leaves, each a candidate answer the tests will judge.
 
 The pool's diversity is free to use once every answer is verified in a sandbox before
-it touches the user's files. Round 1 asks every model worker for the fix, the
-strongest also in a second wording (find the cause and name the lines first), plus
-``[search] samples - 1`` sampled repeats of the strongest's direct call. Later rounds
-debug from the best candidate so far: the retry on every model worker. The baseline's
+it touches the user's files. Round 1 asks every model worker for the fix
+(``[search] workers``), the strongest also in a second wording, find the cause and name
+the lines first (``wording``), plus ``samples - 1`` sampled repeats of the strongest's
+direct call. Later rounds debug from the best candidate so far: the retry on every
+model worker. The baseline's
 own call (one call to the strongest, exactly as ``static`` makes it) is always the
 first leaf, so search never tries less than the baseline does.
 
@@ -28,23 +29,29 @@ CAUSE = "Find the cause of the failing tests and name the lines to change."
 
 
 def search_plan(
-    workers: Sequence[WorkerInfo], max_steps: int, task: Task | None = None, *, samples: int = 1
+    workers: Sequence[WorkerInfo],
+    max_steps: int,
+    task: Task | None = None,
+    options: SearchConfig | None = None,
 ) -> Plan:
-    """Independent leaves in the order they should start: the baseline's call first."""
+    """Independent leaves in the order they should start: the baseline's call first.
+    ``options`` turn each source of diversity on or off (workers, wording, samples)."""
     if task is None or not task.test_failures:
         return static_plan(workers, max_steps, task)
+    o = options or SearchConfig()
     strong = strongest(workers)
     models = [w for w in workers if not w.is_tool]
     others = sorted(
-        (w for w in models if w.name != strong.name and w.affordable),
+        (w for w in models if w.name != strong.name and w.affordable and o.workers),
         key=lambda w: (-w.strength, -w.price_out, models.index(w)),
     )
     if task.previous:
         steps = [Step(w.name, RETRY, (), "debugging") for w in (strong, *others)]
     else:
         steps = [Step(w.name, BASELINE, (), "generation") for w in (strong, *others)]
-        steps.insert(min(2, len(steps)), Step(strong.name, CAUSE, (), infer_role(CAUSE)))
-        steps += [Step(strong.name, BASELINE, (), "generation")] * (samples - 1)
+        if o.wording:
+            steps.insert(min(2, len(steps)), Step(strong.name, CAUSE, (), infer_role(CAUSE)))
+        steps += [Step(strong.name, BASELINE, (), "generation")] * (o.samples - 1)
     return Plan(steps=tuple(steps[: max(1, max_steps)]), source="search")
 
 
@@ -58,11 +65,11 @@ class SearchConductor(StaticConductor):
         self, config: ConductorConfig | None = None, *, search: SearchConfig | None = None
     ) -> None:
         super().__init__(config or ConductorConfig(backend="search"))
-        self.samples = (search or SearchConfig()).samples
+        self.options = search or SearchConfig()
 
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:
         return "ok", "always available (every model worker, two wordings; the tests choose)"
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        return search_plan(workers, max_steps, task, samples=self.samples)
+        return search_plan(workers, max_steps, task, self.options)

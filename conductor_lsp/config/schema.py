@@ -109,6 +109,10 @@ class FixConfig:
 
 @dataclass
 class SearchConfig:
+    workers: bool = True
+    """Ask every model worker, not only the strongest (diversity of workers)."""
+    wording: bool = True
+    """Ask the strongest in a second wording too: find the cause first (diversity of wording)."""
     samples: int = 1
     """Leaves the search backend asks of the strongest worker with the direct wording; the
     first is greedy, the others sample at `temperature` (1: no sampling)."""

@@ -73,9 +73,13 @@ def load_for_edit(
     texts: dict[str, str | None] = {}
     disk: dict[str, tuple[Path, DiskText | None]] = {}
     failures: list[EditFailure] = []
+    real: dict[Path, str] = {}
     for rel in paths:
         try:
             full = check_path(root, rel, deny)
+            alias = same_file(real, full, rel)
+            if alias:
+                raise EditError(alias)
             current = read_text(full)
         except EditError as e:
             failures.append(EditFailure(rel, str(e)))
@@ -83,6 +87,15 @@ def load_for_edit(
         texts[rel] = current.text if current else None
         disk[rel] = (full, current)
     return texts, disk, failures
+
+
+def same_file(seen: dict[Path, str], full: Path, rel: str) -> str:
+    """Why ``rel`` may not be edited beside a path already in ``seen`` ('' when it may): two
+    names of one file (a symlinked folder) would each overwrite the other's edit."""
+    other = seen.setdefault(full, rel)
+    if other == rel:
+        return ""
+    return f"{rel} and {other} are the same file (through a symbolic link); edit it under one name"
 
 
 def apply_output_to_disk(
@@ -109,7 +122,20 @@ def apply_output_to_disk(
     except (EditError, OSError) as e:
         result.failures.append(EditFailure("(workspace)", f"nothing written: {e}"))
         return DiskEdit(result, [])
+    lost = [p for p, t in new_texts.items() if not _holds(disk[p][0], t)]
+    if lost:  # never report a write that is not on disk
+        failure = EditFailure(", ".join(lost), "the file does not hold the edit after writing")
+        result.failures.append(failure)
+        return DiskEdit(result, [])
     return DiskEdit(result, sorted(new_texts))
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        disk = read_text(path)
+    except EditError:
+        return False
+    return disk is not None and disk.text == text
 
 
 def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:

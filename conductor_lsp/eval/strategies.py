@@ -2,7 +2,9 @@
 
 ``conductor`` is the configured backend; ``static`` the baseline (one call to the
 strongest affordable worker, a debugging retry); ``search`` every model worker and two
-wordings as candidates the tests choose from; ``pipeline`` the analysis ->
+wordings as candidates the tests choose from, and ``search:workers``,
+``search:wording``, ``search:samples`` each source of diversity alone (samples: three
+calls to the strongest, two sampled); ``pipeline`` the analysis ->
 generation -> review chain; ``single:NAME`` the baseline pinned to one worker
 (the plain "one call to that model" script, with the same retry).
 """
@@ -19,6 +21,19 @@ NAMED: dict[str, dict[str, Any]] = {
     "conductor": {},
     "static": {"conductor": {"backend": "static", "worker": ""}},
     "search": {"conductor": {"backend": "search", "worker": ""}},
+    # One source of diversity at a time, each beside the baseline's own call:
+    "search:workers": {
+        "conductor": {"backend": "search", "worker": ""},
+        "search": {"workers": True, "wording": False, "samples": 1},
+    },
+    "search:wording": {
+        "conductor": {"backend": "search", "worker": ""},
+        "search": {"workers": False, "wording": True, "samples": 1},
+    },
+    "search:samples": {
+        "conductor": {"backend": "search", "worker": ""},
+        "search": {"workers": False, "wording": False, "samples": 3},
+    },
     "pipeline": {"conductor": {"backend": "pipeline"}},
 }
 

@@ -21,7 +21,7 @@ from ..edits.apply import apply_edits, edited_paths
 from ..edits.model import EditFailure, EditsConfig, FileEdit
 from ..edits.parse import parse_edits
 from ..edits.paths import check_path
-from ..edits.workspace import read_text, write_all
+from ..edits.workspace import read_text, same_file, write_all
 from ..errors import EditError
 from .positions import minimal_edit
 
@@ -74,10 +74,11 @@ def _gather(
     docs = open_documents(ls)
     targets: dict[str, _Target] = {}
     failures: list[EditFailure] = []
+    real: dict[Path, str] = {}
     for rel in paths:
         try:
             full = check_path(root, rel, deny)
-            why = blocked(full)
+            why = same_file(real, full, rel) or blocked(full)
             if why:
                 raise EditError(why)
             doc = docs.get(full)

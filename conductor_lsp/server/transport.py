@@ -5,7 +5,9 @@ pygls's own reader lets a few bad messages end the server or go unanswered: a
 request whose params do not fit its method. Here every request with an id gets a
 response (``ParseError``, ``InvalidRequest``, ``InvalidParams`` with their codes),
 oversized messages are refused without reading them into memory, and the reader
-finds the next header after garbage.
+finds the next header after garbage, also when a wrong ``Content-Length`` swallowed part
+of it: a body whose JSON value ends before its announced length gives the rest back to
+the stream, where the next header is read again.
 """
 
 from __future__ import annotations
@@ -59,6 +61,47 @@ def _header(line: bytes) -> int | None:
     return int(digits)
 
 
+class Rewindable:
+    """A reader that takes back what was read too far (the start of the next message)."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.buffer = b""
+
+    def unread(self, data: bytes) -> None:
+        self.buffer = data + self.buffer
+
+    async def readline(self) -> bytes:
+        if not self.buffer:
+            return await self.reader.readline()
+        end = self.buffer.find(b"\n")
+        if end >= 0:
+            line, self.buffer = self.buffer[: end + 1], self.buffer[end + 1 :]
+            return line
+        line, self.buffer = self.buffer, b""
+        return line + await self.reader.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        take, self.buffer = self.buffer[:n], self.buffer[n:]
+        return take + (await self.reader.readexactly(n - len(take)) if len(take) < n else b"")
+
+
+def split_body(body: bytes) -> tuple[bytes, bytes]:
+    """(the message, what belongs to the stream after it): a ``Content-Length`` larger than
+    its message swallows the start of the next header, which must be read again."""
+    try:
+        text = body.decode("utf-8")
+        value_end = json.JSONDecoder().raw_decode(text.lstrip())[1] + len(text) - len(text.lstrip())
+    except (ValueError, RecursionError):
+        at = body.find(b"Content-Length:")
+        return (body[:at], body[at:]) if at > 0 else (body, b"")
+    rest = text[value_end:]
+    if not rest.strip():
+        return body, b""
+    used = len(text[:value_end].encode("utf-8"))
+    return body[:used], body[used:].lstrip()
+
+
 async def read_messages(
     stop: threading.Event,
     reader: Reader,
@@ -66,6 +109,7 @@ async def read_messages(
     on_error: Callable[[Exception, Any], Any],
 ) -> None:
     """The server's main loop: read framed messages and hand them on, whatever comes."""
+    reader = Rewindable(reader)
     length: int | None = None
     while not stop.is_set():
         line = await reader.readline()
@@ -86,7 +130,9 @@ async def read_messages(
         except asyncio.IncompleteReadError:
             break  # the stream ended inside a message
         length = None
-        if not body:
+        body, rest = split_body(body)
+        reader.unread(rest)
+        if not body.strip():
             continue
         try:
             handle_body(protocol, body)
