@@ -20,7 +20,6 @@ from ..edits.workspace import apply_output_to_disk
 from ..task import Task
 from ..testrun import TestRun, run_tests
 from .candidates import Candidate, State, Verdict
-from .checkpoint import read_file
 from .guard import test_guard
 from .sandbox import Workbench
 
@@ -84,28 +83,14 @@ class Verifier:
         errors = disk.result.report()
         how = f"edited {', '.join(disk.written)} ({', '.join(disk.result.matches)})"
         notes = (how, *disk.result.notes) if disk.written else tuple(disk.result.notes)
-        changed = await asyncio.to_thread(self._changed, path, disk.written, base)
-        if disk.written and not changed:
-            errors = "the answer changes nothing: its files are exactly as they were"
-        if not changed:
+        if not disk.written:  # the edits API drops a change that changes nothing, too
             cand.verdict = Verdict([], errors or "the answer held no edit", None, notes)
             return
         run = await self.tests(path, base.run)
-        cand.verdict = Verdict(sorted(changed), errors, run, notes)
+        cand.verdict = Verdict(disk.written, errors, run, notes)
         if not run.selected:
+            changed = {rel: (path / rel).read_bytes() for rel in disk.written}
             cand.state = State({**base.files, **changed}, run, cand.label)
-
-    def _changed(self, path: Path, written: list[str], base: State) -> dict[str, bytes]:
-        """The files the answer really changed (a model may rewrite a file as it was)."""
-        out = {}
-        for rel in written:
-            now = (path / rel).read_bytes()
-            was = base.files.get(rel)
-            if was is None:
-                was = read_file(self.bench.start, rel, self.bench.root)
-            if now != was:
-                out[rel] = now
-        return out
 
     async def tests(self, path: Path, before: TestRun) -> TestRun:
         """The failing tests first; the whole suite unless they failed exactly as before."""
