@@ -122,8 +122,14 @@ def create(root: Path, label: str, *, cache_dir: Path | None = None) -> Checkpoi
         if repo.head.is_valid():  # type: ignore[attr-defined]
             args[1:1] = ["-p", "HEAD"]
         commit = str(repo.git.commit_tree(*args, env=env))  # type: ignore[attr-defined]
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-        ref = f"{REF_PREFIX}{stamp}-{int(now * 1e6) % 1_000_000:06d}-{commit[:8]}"
+    return _stored(repo, commit, label, now)
+
+
+def _stored(repo: object, commit: str, label: str, now: float) -> Checkpoint:
+    """Name ``commit`` under the checkpoints' refs (oldest beyond ``KEEP`` dropped)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    ref = f"{REF_PREFIX}{stamp}-{int(now * 1e6) % 1_000_000:06d}-{commit[:8]}"
+    with _git_errors("could not store the checkpoint"):
         repo.git.update_ref(ref, commit)  # type: ignore[attr-defined]
     _prune(repo)
     return Checkpoint("git", ref, label, now, commit)
@@ -254,11 +260,7 @@ def create_with(root: Path, base: Checkpoint, files: dict[str, bytes], label: st
         tree = str(g.write_tree(env=env))
         message = f"conductor-lsp checkpoint: {label}"
         commit = str(g.commit_tree(tree, "-p", base.commit, "-m", message, env=env))
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-        ref = f"{REF_PREFIX}{stamp}-{int(now * 1e6) % 1_000_000:06d}-{commit[:8]}"
-        g.update_ref(ref, commit)
-    _prune(repo)
-    return Checkpoint("git", ref, label, now, commit)
+    return _stored(repo, commit, label, now)
 
 
 def _istream(data: bytes) -> object:
