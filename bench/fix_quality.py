@@ -17,7 +17,7 @@ from pathlib import Path
 from _common import REPO, table
 
 from conductor_lsp import load_config
-from conductor_lsp.config.load import read_toml
+from conductor_lsp.configure.load import read_toml
 from conductor_lsp.eval import evaluate, load_suite, parse_strategies, summarize
 
 SUITE = REPO / "bench" / "tasks"

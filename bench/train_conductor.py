@@ -52,11 +52,11 @@ from standin import Seen, StandIn
 
 from conductor_lsp.cli.train import add_training_options, training_options
 from conductor_lsp.conductor.parse import unreadable
-from conductor_lsp.config.defaults import find_smollm2
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Row, Score, split, train_grpo
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
+from conductor_lsp.local_models import find_smollm2
 
 SUITE = REPO / "bench" / "tasks"
 TRAIN_NAMES = [

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conductor_lsp import ConfigError, load_config
-from conductor_lsp.config.load import describe_keys
+from conductor_lsp.configure.load import describe_keys
 
 REPO = Path(__file__).resolve().parents[1]
 

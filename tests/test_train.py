@@ -174,7 +174,7 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     # The adapter alone on the base model (conductor.adapter) is the merged model again.
     import torch
 
-    from conductor_lsp.workers.local_model import LocalModel
+    from conductor_lsp.local_models import LocalModel
 
     base = LocalModel.get(str(tiny_model_dir), "cpu")
     merged = LocalModel.get(str(out), "cpu")

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from ..conductor.registry import BACKENDS
-from ..config.defaults import find_smollm2
 from ..config.schema import Config
-from ..workers.local_model import has_module
+from ..local_models import find_smollm2, has_module
 from ..workers.registry import PROVIDERS
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..config.load import load_config
+from ..configure.load import load_config
 from ..errors import ConfigError
 from ..learn import Weights, reward, shape, summarize
 from ..runtime.episodes import read_episodes

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..config.load import load_config, read_toml
+from ..configure.load import load_config, read_toml
 from ..errors import ConfigError
 from ..eval import TaskResult, evaluate, load_suite, parse_strategies, summarize
 from ..eval.run import Row

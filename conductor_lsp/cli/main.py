@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..config.load import load_config
 from ..config.schema import Config, LearnConfig
+from ..configure.load import load_config
 from ..edits.paths import denied_by
 from ..errors import ConductorError
 from ..fix import checkpoint, undo

@@ -9,14 +9,14 @@ from typing import Any
 
 from rich.console import Console
 
-from ..config.defaults import find_smollm2
-from ..config.load import load_config
+from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval.suite import load_suite
 from ..learn.grpo import Row, TrainOptions, split, train_grpo
 from ..learn.reward import Weights
 from ..learn.rollout import Pool, Rollouts
 from ..learn.sft import train_from_episodes
+from ..local_models import find_smollm2
 from ..runtime.episodes import read_episodes
 
 

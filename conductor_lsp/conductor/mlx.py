@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
+from ..local_models import Generation, has_module
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..workers.local_model import Generation, has_module
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import InProcessConductor
+from .in_process import InProcessConductor
 from .prompt import build_prompt
 
 

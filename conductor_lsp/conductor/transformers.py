@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
+from ..local_models import Generation, LocalModel, has_module, local_models_available
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..workers.local_model import Generation, LocalModel, has_module, local_models_available
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import InProcessConductor
+from .in_process import InProcessConductor
 from .prompt import build_prompt
 
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config.load import layered, load_config
+from ..configure.load import layered, load_config
 from ..errors import ConductorError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..runtime.session import Session

@@ -191,7 +191,7 @@ def train_grpo(
     import torch
     from datasets import Dataset
 
-    from ..workers.local_model import load_pretrained
+    from ..local_models import load_pretrained
     from .progress import TrainingProgress, save_outputs
 
     torch.manual_seed(options.seed)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.parse import parse_for_workers
-from ..config.load import layered, load_config
 from ..config.schema import Config
+from ..configure.load import layered, load_config
 from ..edits.workspace import apply_output_to_disk
 from ..errors import ConductorError, PlanError
 from ..eval.suite import SuiteTask, prepare

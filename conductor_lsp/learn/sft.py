@@ -96,7 +96,7 @@ def train_from_episodes(
     import torch
     from datasets import Dataset
 
-    from ..workers.local_model import load_pretrained
+    from ..local_models import load_pretrained
     from .progress import save_outputs
 
     chosen = accepted(episodes, weights)

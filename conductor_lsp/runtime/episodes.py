@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from ..protocols import WorkerInfo
+from ..secrets import Secret
 from ..task import Task
 from ..testrun import TestRun, clip
-from ..workers.keys import Secret
 from .results import JobResult
 from .state import ensure_ignored
 from .trace import redact

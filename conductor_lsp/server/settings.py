@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config.load import layered, load_config
 from ..config.schema import SECTIONS, Config
+from ..configure.load import layered, load_config
 from ..errors import ConfigError
 
 SERVER_KEYS = ("preview", "logFile", "configFile")

@@ -8,9 +8,9 @@ from typing import ClassVar
 
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
+from ..local_models import LocalModel, local_models_available
 from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
 from ..usage import Usage
-from .local_model import LocalModel, local_models_available
 from .registry import ProviderDefaults
 
 

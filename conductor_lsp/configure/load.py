@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.registry import AUTO, BACKENDS
+from ..config.schema import SECTIONS, Config, WorkerConfig
 from ..errors import ConfigError
-from ..workers.local_model import check_adapter
+from ..local_models import check_adapter
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
-from .schema import SECTIONS, Config, WorkerConfig
 
 #: The most steps a plan may be configured to have.
 MAX_STEPS_LIMIT = 20
