@@ -18,7 +18,7 @@ from _common import REPO, table
 
 from conductor_lsp import load_config
 from conductor_lsp.configure.load import read_toml
-from conductor_lsp.eval import evaluate, load_suite, parse_strategies, summarize
+from conductor_lsp.eval import by_strategy, evaluate, load_suite, parse_strategies
 
 SUITE = REPO / "bench" / "tasks"
 
@@ -47,7 +47,7 @@ async def main_async(args: argparse.Namespace) -> None:
             flush=True,
         ),
     )
-    rows = summarize(results)
+    rows = by_strategy(results)
     print()
     print(
         table(

@@ -53,7 +53,7 @@ from standin import Seen, StandIn
 from conductor_lsp.cli.train import add_training_options, training_options
 from conductor_lsp.conductor.parse import unreadable
 from conductor_lsp.eval import SuiteTask, load_suite
-from conductor_lsp.learn.grpo import Row, Score, split, train_grpo
+from conductor_lsp.learn.grpo import Score, TaskPool, held_out_split, train_grpo
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
 from conductor_lsp.local_models import find_smollm2
@@ -186,7 +186,7 @@ def fixed_plan(index: int) -> str:
     return f'model_id = [{index}]\nsubtasks = ["{subtask}"]\naccess_list = ["all"]'
 
 
-def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
+def strategy(rollouts: Rollouts, rows: list[TaskPool], role: str | None) -> Score:
     """A plan that always uses one role's worker (static picks the priciest: strong);
     ``None``: the best routing by the ability table, for reference."""
     roles = [role or ("quick" if one_file_fix(r.task) else "strong") for r in rows]
@@ -194,7 +194,7 @@ def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
     return Score.of(asyncio.run(rollouts.many(_items(rows, texts))), texts)
 
 
-def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> tuple[Score, Score]:
+def with_floor(rollouts: Rollouts, rows: list[TaskPool], plans: list[str]) -> tuple[Score, Score]:
     """The plans run as they are, and as the fix loop runs them: a plan that leaves the
     tests failing is followed by the one-call baseline, and the job pays for both."""
     first = asyncio.run(rollouts.many(_items(rows, plans)))
@@ -217,7 +217,7 @@ def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> tuple[S
     return Score.of(first, plans), Score.of(done, plans)
 
 
-def _items(rows: list[Row], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
+def _items(rows: list[TaskPool], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
     return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
 
 
@@ -247,13 +247,15 @@ def main() -> None:
     rng = random.Random(args.seed)
     standin = StandIn().start()
     standin.responder = responder(tasks)
-    train_tasks, held_tasks = split(tasks, 0.3, args.seed, lambda t: f"{t.kind}-{one_file_fix(t)}")
+    train_tasks, held_tasks = held_out_split(
+        tasks, 0.3, args.seed, lambda t: f"{t.kind}-{one_file_fix(t)}"
+    )
     train_rows = [
-        Row(t, make_pool(rng, TRAIN_NAMES, TRAIN_WORDS, standin.url, n))
+        TaskPool(t, make_pool(rng, TRAIN_NAMES, TRAIN_WORDS, standin.url, n))
         for n, t in enumerate(t for t in train_tasks for _ in range(args.train_pools))
     ]
     held_rows = [
-        Row(t, make_pool(rng, HELD_NAMES, HELD_WORDS, standin.url, 1000 + n))
+        TaskPool(t, make_pool(rng, HELD_NAMES, HELD_WORDS, standin.url, 1000 + n))
         for n, t in enumerate(t for t in held_tasks for _ in range(args.held_pools))
     ]
     rollouts = Rollouts({}, Weights(cost=args.cost_weight), max_steps=3, concurrency=2)

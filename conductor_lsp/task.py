@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from .edits.paths import check_path
+from .edits.workspace import read_text
+from .errors import EditError, UnsafePath
 
 #: Most characters of one file shown to a model (the fix loop skips bigger files).
 MAX_FILE_CHARS = 60_000
@@ -97,3 +103,29 @@ class Task:
         if self.previous:
             parts.append(f"## Previous attempt\n{self.previous.strip()}")
         return "\n\n".join(parts)
+
+
+def file_context(
+    root: Path,
+    path: Path | str,
+    deny: Sequence[str],
+    *,
+    text: str | None = None,
+    selection: tuple[int, int] | None = None,
+) -> FileContext:
+    """A workspace file as models are shown it, for every front end alike: a path outside
+    the workspace or on the deny list is refused (``EditError``), never sent; ``text`` is
+    the editor's buffer, else the file is read from disk."""
+    root = root.resolve()
+    full = Path(path) if Path(path).is_absolute() else root / path
+    try:
+        rel = full.resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        raise UnsafePath(f"{path} is outside the workspace {root}") from None
+    where = check_path(root, rel, deny)
+    if text is None:
+        disk = read_text(where)
+        if disk is None:
+            raise EditError(f"cannot read {path}: no such file")
+        text = disk.text
+    return FileContext(rel, text, selection)

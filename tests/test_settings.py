@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from conductor_lsp import ConfigError
-from conductor_lsp.server.settings import SettingsStack, split
+from conductor_lsp.server.settings import SettingsStack, split_settings
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,7 @@ from conductor_lsp.server.settings import SettingsStack, split
     ],
 )
 def test_split_settings(data: object, config: dict[str, object], server: dict[str, object]) -> None:
-    assert split(data, "test") == (config, server)
+    assert split_settings(data, "test") == (config, server)
 
 
 def test_layers_merge_in_order_and_errors_name_keys(tmp_path: Path) -> None:
@@ -51,4 +51,4 @@ def test_layers_merge_in_order_and_errors_name_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"budget\.max_calls must be int"):
         stack.build(tmp_path)
     with pytest.raises(ConfigError, match="settings must be an object"):
-        split("nonsense", "didChangeConfiguration")
+        split_settings("nonsense", "didChangeConfiguration")

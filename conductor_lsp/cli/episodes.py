@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..configure.load import load_config
 from ..errors import ConfigError
-from ..learn import Weights, reward, shape, summarize
+from ..learn import Weights, by_shape, reward, shape
 from ..runtime.episodes import read_episodes
 
 
@@ -45,7 +45,7 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
 
 
 def summary_table(episodes: list[dict[str, Any]], weights: Weights, title: str) -> Table:
-    rows = summarize(episodes, weights)
+    rows = by_shape(episodes, weights)
     table = Table(title=f"episodes ({title})")
     for col in (
         "plan shape",

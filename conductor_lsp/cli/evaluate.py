@@ -12,12 +12,12 @@ from rich.table import Table
 
 from ..configure.load import load_config, read_toml
 from ..errors import ConfigError
-from ..eval import TaskResult, evaluate, load_suite, parse_strategies, summarize
-from ..eval.run import Row
+from ..eval import TaskResult, by_strategy, evaluate, load_suite, parse_strategies
+from ..eval.run import StrategyRow
 from ..runtime.state import state_dir
 
 
-def results_table(rows: list[Row]) -> Table:
+def results_table(rows: list[StrategyRow]) -> Table:
     table = Table(title="eval")
     for col in ("strategy", "solved", "worker calls", "conductor calls", "tokens", "$", "time"):
         table.add_column(col, justify="left" if col == "strategy" else "right")
@@ -73,6 +73,6 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         max_iterations=args.max_iterations,
         on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
     )
-    console.print(results_table(summarize(results)))
+    console.print(results_table(by_strategy(results)))
     console.print(f"results: {out}", markup=False, highlight=False)
     return 0

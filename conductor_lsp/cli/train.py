@@ -12,7 +12,7 @@ from rich.console import Console
 from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval.suite import load_suite
-from ..learn.grpo import Row, TrainOptions, split, train_grpo
+from ..learn.grpo import TaskPool, TrainOptions, held_out_split, train_grpo
 from ..learn.reward import Weights
 from ..learn.rollout import Pool, Rollouts
 from ..learn.sft import train_from_episodes
@@ -20,11 +20,13 @@ from ..local_models import find_smollm2
 from ..runtime.episodes import read_episodes
 
 
-def add_parser(sub: Any) -> None:
-    t = sub.add_parser("train", help="train the conductor (GRPO on a suite, or from episodes)")
+def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """The ``train`` command; ``parents`` carry the options every command shares."""
+    t: argparse.ArgumentParser = sub.add_parser(
+        "train", help="train the conductor (GRPO on a suite, or from episodes)", parents=parents
+    )
     t.add_argument("suite", type=Path, nargs="?", help="a task suite (not with --from-episodes)")
     t.add_argument("--out", type=Path, required=True, help="folder for the trained conductor")
-    t.add_argument("--config", type=Path, help="config file: [conductor] model and [workers.*]")
     t.add_argument(
         "--from-episodes", type=Path, help="fine-tune on recorded plans that beat static"
     )
@@ -32,6 +34,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--cost-weight", type=float, help="reward lost per $ (default: [learn])")
     t.add_argument("--held-out", type=float, default=0.25, help="share of tasks held out")
     t.add_argument("--jobs", type=int, default=2, help="rollouts run at once (default: 2)")
+    return t
 
 
 def add_training_options(
@@ -108,11 +111,11 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
     base: dict[str, Any] = {"budget": asdict(config.budget), "edits": asdict(config.edits)}
     pool = Pool("config", {n: asdict(w) for n, w in config.workers.items()})
     rollouts = Rollouts(base, weights, config.conductor.max_steps, args.jobs)
-    train_tasks, held_tasks = split(tasks, args.held_out, args.seed, lambda t: t.kind)
+    train_tasks, held_tasks = held_out_split(tasks, args.held_out, args.seed, lambda t: t.kind)
     report = train_grpo(
         model,
-        [Row(t, pool) for t in train_tasks],
-        [Row(t, pool) for t in held_tasks],
+        [TaskPool(t, pool) for t in train_tasks],
+        [TaskPool(t, pool) for t in held_tasks],
         rollouts,
         options,
         args.out,

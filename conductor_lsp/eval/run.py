@@ -147,7 +147,7 @@ async def evaluate(
 
 
 @dataclass
-class Row:
+class StrategyRow:
     strategy: str
     solved: int
     tasks: int
@@ -158,11 +158,11 @@ class Row:
     seconds: float
 
 
-def summarize(results: Sequence[TaskResult]) -> list[Row]:
+def by_strategy(results: Sequence[TaskResult]) -> list[StrategyRow]:
     """One row per strategy, in the order they were run."""
-    rows: dict[str, Row] = {}
+    rows: dict[str, StrategyRow] = {}
     for r in results:
-        row = rows.setdefault(r.strategy, Row(r.strategy, 0, 0, 0, 0, 0, 0.0, 0.0))
+        row = rows.setdefault(r.strategy, StrategyRow(r.strategy, 0, 0, 0, 0, 0, 0.0, 0.0))
         row.solved += r.solved
         row.tasks += 1
         row.worker_calls += r.worker_calls

@@ -209,7 +209,7 @@ class FixLoop:
                 engine_ref=stopper.ref(me),
                 on_leaf=leaf(by, ask),
                 job=self.job_id,
-                round=k,
+                round_index=k,
                 by=by,
             )
             for name, tally in job.tallies.items():

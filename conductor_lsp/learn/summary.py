@@ -36,7 +36,7 @@ class ShapeRow:
         return self.cost / self.green if self.green else None
 
 
-def summarize(episodes: Sequence[dict[str, Any]], weights: Weights | None = None) -> list[ShapeRow]:
+def by_shape(episodes: Sequence[dict[str, Any]], weights: Weights | None = None) -> list[ShapeRow]:
     """One row per plan shape, most used first, and a total row last."""
     weights = weights or Weights()
     rows: dict[str, ShapeRow] = {}

@@ -80,7 +80,7 @@ class EpisodeLog:
         result: JobResult,
         *,
         job: str = "",
-        round: int = 0,
+        round_index: int = 0,
         by: str = "",
     ) -> str:
         """Record one job's plan and steps; returns the episode id ('' when not recording)."""
@@ -95,7 +95,7 @@ class EpisodeLog:
                 "id": episode_id,
                 "time": time.time(),
                 "job": job,
-                "round": round,
+                "round": round_index,
                 "by": by,
                 "conductor": conductor,
                 "inputs": {
@@ -112,7 +112,7 @@ class EpisodeLog:
                         "role": r.step.role,
                         "usage": r.usage.to_json(),
                         "cost": r.cost,
-                        "seconds": round_(r.elapsed),
+                        "seconds": round(r.elapsed, 3),
                         "error": r.error,
                         "skipped": r.skipped,
                     }
@@ -122,7 +122,7 @@ class EpisodeLog:
                     "outcome": result.outcome,
                     "reason": result.reason,
                     "cost": result.cost,
-                    "seconds": round_(result.seconds),
+                    "seconds": round(result.seconds, 3),
                 },
             }
         )
@@ -162,10 +162,6 @@ class EpisodeLog:
         """The user undid the job that began at checkpoint ``job``."""
         if job:
             self._write({"type": "undo", "job": job, "time": time.time()})
-
-
-def round_(seconds: float) -> float:
-    return round(seconds, 3)
 
 
 def read_episodes(path: Path) -> list[dict[str, Any]]:

@@ -95,11 +95,11 @@ class Session:
         engine_ref: list[Engine] | None = None,
         on_leaf: Callable[[StepResult], None] | None = None,
         job: str = "",
-        round: int = 0,
+        round_index: int = 0,
         by: str = "",
     ) -> JobResult:
         """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel,
-        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round`` and ``by`` go
+        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round_index`` and ``by`` go
         into the episode record (which job, which round, conductor or baseline)."""
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
@@ -129,7 +129,7 @@ class Session:
                 self.conductor.name,
                 result,
                 job=job,
-                round=round,
+                round_index=round_index,
                 by=by,
             )
             return result
