@@ -258,7 +258,7 @@ def main() -> None:
         TaskPool(t, make_pool(rng, HELD_NAMES, HELD_WORDS, standin.url, 1000 + n))
         for n, t in enumerate(t for t in held_tasks for _ in range(args.held_pools))
     ]
-    rollouts = Rollouts({}, Weights(cost=args.cost_weight), max_steps=3, concurrency=2)
+    rollouts = Rollouts(None, Weights(cost=args.cost_weight), max_steps=3, concurrency=2)
     print(
         f"{len(train_tasks)} training tasks x {args.train_pools} pools, {len(held_tasks)} held-out "
         f"tasks x {args.held_pools} unseen pools; conductor {model.name}",

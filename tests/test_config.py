@@ -122,3 +122,32 @@ def test_readme_documents_every_key() -> None:
     missing = [key for key, _, _ in describe_keys() if f"`{key}`" not in readme]
     assert not missing, f"README lacks: {missing}"
     assert all(doc for _, _, doc in describe_keys())
+
+
+def test_a_configuration_is_read_once_and_varied(tmp_path: Path) -> None:
+    """eval and training load the file once and vary the result per task and strategy."""
+    from conductor_lsp.configure.load import derive
+
+    cfg_file = write(
+        tmp_path / "eval.toml",
+        '[conductor]\nbackend = "static"\n[workers.big]\nprovider = "openai-compatible"\n'
+        'model = "big"\nbase_url = "http://127.0.0.1:1/v1"\nstrength = 2\n',
+    )
+    base = load_config(tmp_path, cfg_file)
+    cfg_file.unlink()  # nothing is read again
+    task = tmp_path / "task"
+    task.mkdir()
+    cfg = derive(
+        base,
+        {"conductor": {"backend": "search"}, "test": {"command": "python -m pytest -q"}},
+        root=task,
+    )
+    assert cfg.root == task.resolve() and cfg.conductor.backend == "search"
+    assert set(cfg.workers) == {"big", "tests"}  # the tests tool joins once there is a command
+    assert base.conductor.backend == "static" and base.root == tmp_path.resolve()  # untouched
+    pool = derive(
+        base, {"workers": {"q": {"provider": "openai-compatible", "model": "q"}}}, root=task
+    )
+    assert set(pool.workers) == {"q"}  # a layer's workers table is the whole pool
+    with pytest.raises(ConfigError, match=r"unknown key conductor\.nope"):
+        derive(base, {"conductor": {"nope": 1}}, root=task)

@@ -52,3 +52,30 @@ def test_layers_merge_in_order_and_errors_name_keys(tmp_path: Path) -> None:
         stack.build(tmp_path)
     with pytest.raises(ConfigError, match="settings must be an object"):
         split_settings("nonsense", "didChangeConfiguration")
+
+
+def test_the_vscode_settings_are_the_configuration_keys() -> None:
+    """The extension's settings are copied by hand into package.json: each must be a real
+    key with the same default, the backend list the registry's, the step limit the loader's."""
+    import ast
+    import json
+
+    from conductor_lsp.conductor.registry import AUTO, BACKENDS
+    from conductor_lsp.configure.load import MAX_STEPS_LIMIT, describe_keys
+
+    package = Path(__file__).resolve().parents[1] / "editor_clients" / "vscode" / "package.json"
+    props = json.loads(package.read_text())["contributes"]["configuration"]["properties"]
+    editor_only = {"server.command", "preview", "configFile", "logFile", "workers"}
+    keys = {key: default for key, default, _ in describe_keys()}
+    checked = 0
+    for name, spec in props.items():
+        key = name.removeprefix("conductor.")
+        if key in editor_only:
+            continue
+        assert key in keys, f"{name} is no configuration key"
+        assert spec["default"] == ast.literal_eval(keys[key]), name
+        checked += 1
+    assert checked >= 10
+    backend = props["conductor.conductor.backend"]
+    assert backend["enum"] == [AUTO, *BACKENDS.names()]
+    assert props["conductor.conductor.max_steps"]["maximum"] == MAX_STEPS_LIMIT

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ..configure.load import load_config, read_toml
+from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval import TaskResult, by_strategy, evaluate, load_suite, parse_strategies
 from ..eval.run import StrategyRow
@@ -54,10 +53,8 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         if unknown:
             raise ConfigError(f"no such task(s) in {args.suite}: {', '.join(sorted(unknown))}")
         tasks = [t for t in tasks if t.name in wanted]
-    base: dict[str, Any] = read_toml(args.config) if args.config else {}
-    # The configuration as it will be used, to know the workers single:* stands for.
-    probe = load_config(root, args.config)
-    strategies = parse_strategies(args.strategy, probe.workers)
+    base = load_config(root, args.config)  # read once; each task and strategy varies it
+    strategies = parse_strategies(args.strategy, base.workers)
     out = args.out or state_dir(root) / "eval" / f"{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(
         f"{len(tasks)} tasks x {len(strategies)} strategies ({', '.join(strategies)}), "

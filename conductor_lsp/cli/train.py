@@ -108,9 +108,8 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
         raise ConfigError("train needs a SUITE (or --from-episodes FILE)")
     tasks = load_suite(args.suite)
     # Rollouts run in copies of the tasks: the workspace's configuration goes with them.
-    base: dict[str, Any] = {"budget": asdict(config.budget), "edits": asdict(config.edits)}
     pool = Pool("config", {n: asdict(w) for n, w in config.workers.items()})
-    rollouts = Rollouts(base, weights, config.conductor.max_steps, args.jobs)
+    rollouts = Rollouts(config, weights, config.conductor.max_steps, args.jobs)
     train_tasks, held_tasks = held_out_split(tasks, args.held_out, args.seed, lambda t: t.kind)
     report = train_grpo(
         model,

@@ -5,6 +5,14 @@ It sits above the conductor backends and worker providers it validates against, 
 below the runtime that uses the result; the schema it fills is ``config``, a basic type.
 """
 
-from .load import describe_keys, layered, load_config, merge, read_toml, validate
+from .load import derive, describe_keys, layered, load_config, merge, read_toml, validate
 
-__all__ = ["describe_keys", "layered", "load_config", "merge", "read_toml", "validate"]
+__all__ = [
+    "derive",
+    "describe_keys",
+    "layered",
+    "load_config",
+    "merge",
+    "read_toml",
+    "validate",
+]

@@ -8,6 +8,7 @@ command-line flags. Unknown keys and wrong types are errors naming the key.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import inspect
 import itertools
@@ -179,6 +180,26 @@ def load_config(
     return cfg
 
 
+def derive(
+    base: Config | None,
+    layer: typing.Mapping[str, Any],
+    *,
+    root: Path,
+    env: typing.Mapping[str, str] | None = None,
+) -> Config:
+    """``base`` (loaded once; None: the built-in defaults) for another workspace ``root`` and
+    with one more layer (a strategy, a task's test command), reading no file again. The
+    layer is checked like any other; a ``workers`` table in it is the whole pool."""
+    cfg = copy.deepcopy(base) if base is not None else Config()
+    cfg.root = root.resolve()
+    if "workers" in layer:
+        cfg.workers = {}
+    merge(cfg, dict(layer), "overrides")
+    apply_defaults(cfg, os.environ if env is None else env)
+    validate(cfg)
+    return cfg
+
+
 def describe_keys() -> list[tuple[str, str, str]]:
     """(key, default, doc) for every key, so the README table can be checked against code."""
     rows: list[tuple[str, str, str]] = []
@@ -225,4 +246,12 @@ def _field_docs(cls: type) -> dict[str, str]:
     return out
 
 
-__all__ = ["describe_keys", "layered", "load_config", "merge", "read_toml", "validate"]
+__all__ = [
+    "derive",
+    "describe_keys",
+    "layered",
+    "load_config",
+    "merge",
+    "read_toml",
+    "validate",
+]

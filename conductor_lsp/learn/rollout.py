@@ -18,7 +18,7 @@ from typing import Any
 
 from ..conductor.parse import parse_for_workers
 from ..config.schema import Config
-from ..configure.load import layered, load_config
+from ..configure.load import derive
 from ..edits.workspace import apply_output_to_disk
 from ..errors import ConductorError, PlanError
 from ..eval.suite import SuiteTask, prepare
@@ -66,7 +66,9 @@ class Start:
 class Rollouts:
     """Runs rollouts for tasks and pools, with a shared base configuration."""
 
-    base: Mapping[str, Any]
+    #: The configuration rollouts start from (None: the built-in defaults); each rollout
+    #: replaces its workers by the pool's.
+    base: Config | None
     weights: Weights
     max_steps: int = 5
     concurrency: int = 2
@@ -74,19 +76,14 @@ class Rollouts:
     _lock: asyncio.Lock | None = None
 
     def config(self, repo: Path, task: SuiteTask, pool: Pool) -> Config:
-        return load_config(
-            repo,
-            overrides=layered(
-                self.base,
-                {
-                    "workers": {n: dict(w) for n, w in pool.workers.items()},
-                    "conductor": {"backend": "static", "max_steps": self.max_steps},
-                    "test": {"command": task.test_command()},
-                    "trace": {"enabled": False},
-                    "learn": {"record": False},
-                },
-            ),
-        )
+        layer = {
+            "workers": {n: dict(w) for n, w in pool.workers.items()},
+            "conductor": {"backend": "static", "max_steps": self.max_steps},
+            "test": {"command": task.test_command()},
+            "trace": {"enabled": False},
+            "learn": {"record": False},
+        }
+        return derive(self.base, layer, root=repo)
 
     def infos(self, task: SuiteTask, pool: Pool) -> list[WorkerInfo]:
         """What the conductor is told about ``pool`` (workers are not contacted)."""
