@@ -138,8 +138,10 @@ async def evaluate(
             sink.flush()
             on_result(result)
 
+        # Task by task, every strategy in turn: a run cut short still compares them all
+        # on the same tasks.
         await asyncio.gather(
-            *(one(t, name, layer) for name, layer in strategies.items() for t in tasks)
+            *(one(t, name, layer) for t in tasks for name, layer in strategies.items())
         )
     order = {name: i for i, name in enumerate(strategies)}
     names = {t.name: i for i, t in enumerate(tasks)}
