@@ -123,7 +123,7 @@ def main() -> None:
         ]
     )
     conductor = TransformersConductor(
-        ConductorConfig(backend="transformers", model=path, device="cpu")
+        ConductorConfig(backend="transformers", model=path, options={"device": "cpu"})
     )
     conductor._model = model
     try:

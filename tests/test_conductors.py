@@ -183,7 +183,9 @@ def tiny_conductor(tiny_model_dir: Path) -> object:
     from conductor_lsp.conductor.transformers import TransformersConductor
 
     return TransformersConductor(
-        ConductorConfig(backend="transformers", model=str(tiny_model_dir), max_new_tokens=200)
+        ConductorConfig(
+            backend="transformers", model=str(tiny_model_dir), options={"max_new_tokens": 200}
+        )
     )
 
 
@@ -204,7 +206,9 @@ async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) ->
 
     c = TransformersConductor(
         ConductorConfig(
-            backend="transformers", model=str(tiny_model_dir), constrained=False, max_new_tokens=40
+            backend="transformers",
+            model=str(tiny_model_dir),
+            options={"constrained": False, "max_new_tokens": 40},
         )
     )
     plan = await make_plan(c, TASK, INFOS, 5)
@@ -269,7 +273,9 @@ async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
 
     free = MLXConductor(
         ConductorConfig(
-            backend="mlx", model=str(tiny_model_dir), max_new_tokens=20, constrained=False
+            backend="mlx",
+            model=str(tiny_model_dir),
+            options={"max_new_tokens": 20, "constrained": False},
         )
     )
     g = await asyncio.to_thread(free.generate, TASK, INFOS, 5)

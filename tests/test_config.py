@@ -73,7 +73,10 @@ max_calls = 9
     [
         ("[conductor]\nbakend = 'static'\n", "unknown key conductor.bakend"),
         ("[conductor]\nmax_steps = 'five'\n", "conductor.max_steps must be int, got str"),
-        ("[conductor]\nconstrained = 1\n", "conductor.constrained must be bool"),
+        (
+            "[conductor]\nbackend = 'openai'\nmodel = 'm'\nconstrained = 1\n",
+            "conductor.constrained must be bool, got int 1, for backend openai",
+        ),
         ("[budget]\nmax_cost = true\n", "budget.max_cost must be float"),
         ("[workers.x]\nprovider = 'openai'\nmodle = 'gpt'\n", "unknown key workers.x.modle"),
         ("[workers.x]\nprovider = 'opneai'\nmodel = 'gpt'\n", "workers.x.provider must be one of"),
@@ -82,9 +85,17 @@ max_calls = 9
         ("[conductor]\nbackend = 'gpt'\n", "conductor.backend must be one of"),
         ("workers = 3\n", "workers must be a table"),
         ("[conductor\n", "invalid TOML"),
-        (
+        (  # a backend's own keys belong to it: static has none, mlx no adapter
             "[conductor]\nbackend = 'static'\nadapter = '.'\n",
-            'conductor.adapter works with backend = "transformers"',
+            "unknown key conductor.adapter: backend static has no keys of its own",
+        ),
+        (
+            "[conductor]\nbackend = 'mlx'\nmodel = '.'\nadapter = '.'\n",
+            "unknown key conductor.adapter (known: constrained, max_new_tokens), for backend mlx",
+        ),
+        (
+            "[workers.x]\nprovider = 'openai'\nmodel = 'gpt'\ndevice = 'cpu'\n",
+            "unknown key workers.x.device: provider openai has no keys of its own",
         ),
         (
             "[conductor]\nbackend = 'transformers'\nmodel = 'm.gguf'\nadapter = 'nowhere'\n",

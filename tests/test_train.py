@@ -58,7 +58,9 @@ async def plans_with(out: Path, adapter: str = "") -> object:
     from conductor_lsp.conductor.transformers import TransformersConductor
 
     conductor = TransformersConductor(
-        ConductorConfig(backend="transformers", model=str(out), adapter=adapter, max_steps=3)
+        ConductorConfig(
+            backend="transformers", model=str(out), options={"adapter": adapter}, max_steps=3
+        )
     )
     return await conductor.plan(Task("Fix add() in calc.py"), INFOS, 3)
 

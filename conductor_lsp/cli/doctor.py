@@ -31,7 +31,7 @@ def report(config: Config) -> list[tuple[str, str, str]]:
         )
     )
     c = config.conductor
-    adapter = f" + adapter {c.adapter}" if c.adapter else ""
+    adapter = f" + adapter {c.options['adapter']}" if c.options.get("adapter") else ""
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
     for name, w in config.workers.items():
         status, detail = PROVIDERS.get(w.provider).doctor(name, w, config)
