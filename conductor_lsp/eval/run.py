@@ -138,10 +138,10 @@ async def evaluate(
             sink.flush()
             on_result(result)
 
-        # Task by task, every strategy in turn: a run cut short still compares them all
-        # on the same tasks.
+        # Strategy by strategy: one strategy's tasks never follow another's same prompt,
+        # which a server's prompt cache would answer faster than it answers a fresh one.
         await asyncio.gather(
-            *(one(t, name, layer) for t in tasks for name, layer in strategies.items())
+            *(one(t, name, layer) for name, layer in strategies.items() for t in tasks)
         )
     order = {name: i for i, name in enumerate(strategies)}
     names = {t.name: i for i, t in enumerate(tasks)}
