@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from ..configure.load import load_config
 from ..errors import ConfigError
-from ..learn import Weights, by_shape, reward, shape
+from ..learn import Weights, by_shape, reward
 from ..runtime.episodes import read_episodes
+from ..runtime.records import Episode
 
 
 def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -30,21 +30,20 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
         console.print(summary_table(episodes, weights, str(path)))
         return 0
     for e in episodes:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(e.get("time") or 0)))
-        outcome = e.get("outcome") or {}
-        state = "green" if outcome.get("green") else ("tested" if outcome else "untested")
-        state += ", undone" if e["undone"] else ""
-        cost = float((e.get("result") or {}).get("cost") or 0.0)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.time))
+        outcome = e.outcome
+        state = "green" if outcome and outcome.green else ("tested" if outcome else "untested")
+        state += ", undone" if e.undone else ""
         console.print(
-            f"{when}  round {e.get('round', 0)}  {shape(e):<40}  {state:<16} "
-            f"${cost:.4f}  reward {reward(e, weights):+.3f}",
+            f"{when}  round {e.round}  {e.shape:<40}  {state:<16} "
+            f"${e.cost:.4f}  reward {reward(e, weights):+.3f}",
             markup=False,
             highlight=False,
         )
     return 0
 
 
-def summary_table(episodes: list[dict[str, Any]], weights: Weights, title: str) -> Table:
+def summary_table(episodes: list[Episode], weights: Weights, title: str) -> Table:
     rows = by_shape(episodes, weights)
     table = Table(title=f"episodes ({title})")
     for col in (

@@ -27,6 +27,7 @@ from ..fix.guard import test_guard
 from ..protocols import WorkerInfo
 from ..runtime.budget import Meter
 from ..runtime.episodes import failing_ids
+from ..runtime.records import Episode, Outcome
 from ..runtime.session import Session
 from ..task import Task
 from ..testrun import TestRun, run_tests
@@ -147,13 +148,13 @@ class Rollouts:
                 break
         was, now = failing_ids(start.run), failing_ids(after)
         green = bool(after is not None and after.passed)
-        outcome = {
-            "green": green,
-            "failing_before": was,
-            "failing_after": now,
-            "broke": None if was is None or now is None else sorted(set(now) - set(was)),
-        }
-        episode = {"outcome": outcome, "result": {"cost": job.cost, "seconds": job.seconds}}
+        outcome = Outcome(
+            _tuple(was),
+            _tuple(now),
+            None if was is None or now is None else tuple(sorted(set(now) - set(was))),
+            green=green,
+        )
+        episode = Episode("rollout", outcome=outcome, cost=job.cost, seconds=job.seconds)
         value = reward(episode, self.weights)
         return Rollout(
             value,
@@ -177,3 +178,7 @@ class Rollouts:
                     return Rollout(0.0, True, error=str(e))
 
         return list(await asyncio.gather(*(one(*item) for item in items)))
+
+
+def _tuple(ids: list[str] | None) -> tuple[str, ...] | None:
+    return None if ids is None else tuple(ids)

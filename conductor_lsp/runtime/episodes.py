@@ -32,11 +32,11 @@ from ..protocols import WorkerInfo
 from ..secrets import Secret
 from ..task import Task
 from ..testrun import TestRun, clip
+from .records import SCHEMA_VERSION, Episode, EpisodeFormatError
 from .results import JobResult
 from .state import ensure_ignored
 from .trace import redact
 
-SCHEMA_VERSION = 1
 RAW_KEEP = 4_000
 _LOCKS: dict[Path, threading.Lock] = {}
 
@@ -164,9 +164,11 @@ class EpisodeLog:
             self._write({"type": "undo", "job": job, "time": time.time()})
 
 
-def read_episodes(path: Path) -> list[dict[str, Any]]:
-    """Episodes with their outcome and ``undone`` joined in; damaged lines are skipped."""
-    episodes: dict[str, dict[str, Any]] = {}
+def read_episodes(path: Path, skipped: list[str] | None = None) -> list[Episode]:
+    """Episodes with their outcome and ``undone`` joined in, typed. Damaged lines and
+    records of an unknown schema version are skipped; ``skipped`` receives why."""
+    records: dict[str, dict[str, Any]] = {}
+    outcomes: dict[str, dict[str, Any]] = {}
     undone: set[str] = set()
     if not path.is_file():
         return []
@@ -179,12 +181,17 @@ def read_episodes(path: Path) -> list[dict[str, Any]]:
             continue
         kind = record.get("type")
         if kind == "episode" and isinstance(record.get("id"), str):
-            episodes[record["id"]] = {**record, "outcome": None}
-        elif kind == "outcome" and record.get("id") in episodes:
-            episodes[record["id"]]["outcome"] = record
+            records[record["id"]] = record
+        elif kind == "outcome" and record.get("id") in records:
+            outcomes[record["id"]] = record
         elif kind == "undo" and isinstance(record.get("job"), str):
             undone.add(record["job"])
-    out = list(episodes.values())
-    for e in out:
-        e["undone"] = bool(e.get("job")) and e["job"] in undone
+    out = []
+    for key, record in records.items():
+        job = record.get("job")
+        try:
+            out.append(Episode.from_json(record, outcomes.get(key), bool(job) and job in undone))
+        except EpisodeFormatError as e:
+            if skipped is not None:
+                skipped.append(str(e))
     return out
