@@ -56,6 +56,8 @@ class Task:
     test_failures: str = ""
     #: The previous round's plan and outcome, so a corrective plan can learn from it.
     previous: str = ""
+    #: What a routing policy says of each worker for this task (shown to the conductor).
+    hints: str = ""
 
     def editable(self) -> list[str]:
         """The paths of the files this task may change."""
@@ -81,6 +83,8 @@ class Task:
             )
         if self.previous:
             parts.append(f"## Previous attempt\n{_head(self.previous, max_chars)}")
+        if self.hints:
+            parts.append(f"## What worked on similar tasks\n{self.hints}")
         return "\n\n".join(parts)
 
     def render(self, *, max_file_chars: int = MAX_FILE_CHARS) -> str:

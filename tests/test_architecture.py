@@ -36,6 +36,7 @@ BASIC = {
     "secrets",
     "limits",
     "repo",
+    "options",
 }
 #: group -> the groups it may import (its own included).
 ALLOWED: dict[str, set[str]] = {

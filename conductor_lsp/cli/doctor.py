@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..conductor.policy import Policy
 from ..conductor.registry import BACKENDS
 from ..config.schema import Config
+from ..errors import ConfigError
 from ..local_models import find_smollm2, has_module
 from ..workers.registry import PROVIDERS
 
@@ -33,7 +37,28 @@ def report(config: Config) -> list[tuple[str, str, str]]:
     c = config.conductor
     adapter = f" + adapter {c.options['adapter']}" if c.options.get("adapter") else ""
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
+    if c.policy:
+        rows.append(policy_row(config.root / c.policy))
     for name, w in config.workers.items():
         status, detail = PROVIDERS.get(w.provider).doctor(name, w, config)
         rows.append((f"worker {name}", status, detail))
     return rows
+
+
+def policy_row(path: Path) -> tuple[str, str, str]:
+    """The routing policy: what it learned from, when, and how it did on held-out tasks."""
+    if not path.is_file():
+        return ("policy", "info", f"{path}: none yet (cold start: the backend plans alone)")
+    try:
+        about = Policy.load(path).about
+    except ConfigError as e:
+        return ("policy", "no", str(e))
+    held = about.get("held_out") or {}
+    figures = ", ".join(f"{k} {v}" for k, v in held.items()) or "no held-out figures"
+    sources = ", ".join(about.get("trained_on") or []) or "online updates"
+    return (
+        "policy",
+        "ok",
+        f"{path}: {about.get('examples', 0)} judged candidates from {sources}, "
+        f"{about.get('when', '?')}; held-out: {figures}",
+    )

@@ -46,6 +46,11 @@ class ConductorConfig(EndpointConfig):
     """Most steps a plan may have."""
     temperature: float = 0.0
     """0 means greedy decoding."""
+    policy: str = ""
+    """A routing policy file (`train --policy`; relative to the workspace): with static or
+    search it picks each round's leaves; a model conductor is shown its figures."""
+    policy_steer: bool = False
+    """With a model conductor and a policy: the policy's pick replaces each step's worker."""
     #: The backend's own keys (written in [conductor] like the others), checked against
     #: its class's ``Options`` once the backend is known.
     options: dict[str, Any] = field(default_factory=dict)
@@ -121,6 +126,8 @@ class LearnConfig:
     """Append an episode per plan to the episodes file, for `episodes` and `train`."""
     episodes: str = ".conductor/episodes.jsonl"
     """Where episodes go, relative to the workspace root."""
+    online: bool = False
+    """Update `conductor.policy` after every fix job from its candidates' verdicts."""
     cost_weight: float = 10.0
     """Reward lost per dollar a plan spends (the conductor's own calls included)."""
     seconds_weight: float = 0.0

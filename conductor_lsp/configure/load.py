@@ -15,6 +15,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from ..conductor.policy import Policy
 from ..conductor.registry import AUTO, BACKENDS
 from ..config.schema import SECTIONS, Config, WorkerConfig
 from ..errors import ConfigError
@@ -71,6 +72,9 @@ def validate(cfg: Config) -> None:
         )
     backend = cfg.conductor.backend
     check_extra(BACKENDS.get(backend), cfg.conductor.options, "conductor", f"backend {backend}")
+    policy = cfg.root / cfg.conductor.policy if cfg.conductor.policy else None
+    if policy is not None and policy.exists():  # absent: a cold start, not an error
+        Policy.load(policy)
     if not 0 < cfg.edits.fuzzy_threshold <= 1:
         raise ConfigError("edits.fuzzy_threshold must be above 0 and at most 1")
     if not 1 <= cfg.conductor.max_steps <= MAX_STEPS_LIMIT:
