@@ -222,6 +222,13 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
         [*cli, "doctor", str(out.parent)], capture_output=True, text=True, timeout=120, env=env
     )
     assert "48 judged candidates" in doctor.stdout and "pick_green" in doctor.stdout
+    summary = subprocess.run(
+        [*cli, "episodes", str(out.parent), "--summary", "--file", str(episodes)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert "predicted against judged candidates" in summary.stdout, summary.stdout
+    high = next(line for line in summary.stdout.splitlines() if "80-100%" in line)
+    assert int(high.split("│")[2]) > 0  # confident predictions exist, and are counted
 
 
 def test_online_learning_updates_the_policy_after_a_fix_job(
