@@ -51,7 +51,10 @@ from _common import REPO, table
 from standin import Seen, StandIn
 
 from conductor_lsp.cli.train import add_training_options, training_options
+from conductor_lsp.conductor.grammar import render_lists
 from conductor_lsp.conductor.parse import unreadable
+from conductor_lsp.conductor.policy import Action, Example, Policy
+from conductor_lsp.conductor.static import BASELINE
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Score, TaskPool, held_out_split, train_grpo
 from conductor_lsp.learn.reward import Weights
@@ -181,8 +184,7 @@ def role_of(pool: Pool, role: str) -> int:
     return [w.get("model", "lint") for w in pool.workers.values()].index(role)
 
 
-def fixed_plan(index: int) -> str:
-    subtask = "Make the change the task asks for."
+def fixed_plan(index: int, subtask: str = "Make the change the task asks for.") -> str:
     return f'model_id = [{index}]\nsubtasks = ["{subtask}"]\naccess_list = ["all"]'
 
 
@@ -221,6 +223,46 @@ def _items(rows: list[TaskPool], plans: list[str]) -> list[tuple[SuiteTask, Pool
     return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
 
 
+def policy_score(
+    rollouts: Rollouts, train_rows: list[TaskPool], held_rows: list[TaskPool]
+) -> tuple[Score, float, int]:
+    """The routing policy: every model worker tried once on every training row (its
+    verdicts and bills are the data), fitted, then choosing the held-out rows' leaves.
+    Returns its score, the seconds the fit took and the examples it was fitted on."""
+    tried: list[tuple[TaskPool, str, int]] = []
+    for r in train_rows:
+        for i, w in enumerate(r.pool.workers.values()):
+            if w.get("provider") != "tests":
+                tried.append((r, "direct", i))
+    texts = [fixed_plan(i, BASELINE) for _, _, i in tried]
+    results = asyncio.run(rollouts.many(_items([r for r, _, _ in tried], texts)))
+    examples = []
+    for (r, wording, i), res in zip(tried, results, strict=True):
+        view = asyncio.run(rollouts.task_view(r.task))
+        infos = rollouts.infos(r.task, r.pool)
+        action = Action(infos[i].name, wording)
+        examples.append(Example(view.brief(), infos, action, res.green, res.cost, res.seconds))
+    started = time.monotonic()
+    policy = Policy()
+    policy.fit(examples)
+    fitted = time.monotonic() - started
+    plans = []
+    for r in held_rows:
+        view = asyncio.run(rollouts.task_view(r.task))
+        infos = rollouts.infos(r.task, r.pool)
+        plan = policy.plan(view.brief(), infos, 3, later=False)
+        names = [w.name for w in infos]
+        plans.append(
+            render_lists(
+                [names.index(s.worker) for s in plan.steps],
+                [s.subtask for s in plan.steps],
+                [[] for _ in plan.steps],
+            )
+        )
+    score = Score.of(asyncio.run(rollouts.many(_items(held_rows, plans))), plans)
+    return score, fitted, len(examples)
+
+
 def row_of(name: str, s: Score) -> list[object]:
     per = "-" if s.cost_per_solved is None else f"{s.cost_per_solved:.4f}"
     return [name, f"{s.reward:+.3f}", f"{s.solved}/{s.rows}", per, f"{s.mean_steps:.2f}"]
@@ -234,6 +276,9 @@ def main() -> None:
     ap.add_argument("--held-pools", type=int, default=2, help="pools per held-out task")
     ap.add_argument("--out", default="/tmp/conductor-trained")
     ap.add_argument("--rescore", metavar="DIR", help="a finished run: rerun its plans, no training")
+    ap.add_argument(
+        "--policy-only", action="store_true", help="the routing policy and baselines, no GRPO"
+    )
     args = ap.parse_args()
     saved: dict[str, Any] | None = None
     if args.rescore:
@@ -271,6 +316,15 @@ def main() -> None:
         "single: strong": strong,
     }
     oracle = strategy(rollouts, held_rows, None)
+    policy, fitted, examples = policy_score(rollouts, train_rows, held_rows)
+    policy_row = row_of(f"routing policy (fitted in {fitted:.1f} s on {examples} verdicts)", policy)
+    if args.policy_only:
+        standin.stop()
+        rows = [policy_row, *[row_of(n, s) for n, s in baselines.items()]]
+        rows.append(row_of("(reference: route by the ability table)", oracle))
+        print(table(["held-out (tasks and pools)", "mean reward", "solved", "$ per solved",
+                     "mean steps"], rows))  # fmt: skip
+        return
     started = time.monotonic()
     if saved is None:
         report = train_grpo(
@@ -304,6 +358,7 @@ def main() -> None:
         *[row_of(name, s) for name, s in baselines.items()],
         row_of("prompted, with the floor", floor_before),
         row_of("trained, with the floor", floor_after),
+        policy_row,
         row_of("(reference: route by the ability table)", oracle),
     ]
     print(
