@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import functools
 import json
 import random
@@ -225,10 +226,11 @@ def _items(rows: list[TaskPool], plans: list[str]) -> list[tuple[SuiteTask, Pool
 
 def policy_score(
     rollouts: Rollouts, train_rows: list[TaskPool], held_rows: list[TaskPool]
-) -> tuple[Score, float, int]:
+) -> tuple[Score, Score, float, int]:
     """The routing policy: every model worker tried once on every training row (its
     verdicts and bills are the data), fitted, then choosing the held-out rows' leaves.
-    Returns its score, the seconds the fit took and the examples it was fitted on."""
+    Returns its score, that of the same learner blind to the task, the seconds the fit
+    took and the examples it was fitted on."""
     tried: list[tuple[TaskPool, str, int]] = []
     for r in train_rows:
         for i, w in enumerate(r.pool.workers.values()):
@@ -246,11 +248,19 @@ def policy_score(
     policy = Policy()
     policy.fit(examples)
     fitted = time.monotonic() - started
+    score = _held_out(rollouts, held_rows, policy, blind=False)
+    # The same learner told nothing of the task: what reading the task adds.
+    blind = Policy()
+    blind.fit([dataclasses.replace(e, brief="") for e in examples])
+    return score, _held_out(rollouts, held_rows, blind, blind=True), fitted, len(examples)
+
+
+def _held_out(rollouts: Rollouts, held_rows: list[TaskPool], policy: Policy, blind: bool) -> Score:
     plans = []
     for r in held_rows:
         view = asyncio.run(rollouts.task_view(r.task))
         infos = rollouts.infos(r.task, r.pool)
-        plan = policy.plan(view.brief(), infos, 3, later=False)
+        plan = policy.plan("" if blind else view.brief(), infos, 3, later=False)
         names = [w.name for w in infos]
         plans.append(
             render_lists(
@@ -259,8 +269,7 @@ def policy_score(
                 [[] for _ in plan.steps],
             )
         )
-    score = Score.of(asyncio.run(rollouts.many(_items(held_rows, plans))), plans)
-    return score, fitted, len(examples)
+    return Score.of(asyncio.run(rollouts.many(_items(held_rows, plans))), plans)
 
 
 def row_of(name: str, s: Score) -> list[object]:
@@ -316,11 +325,12 @@ def main() -> None:
         "single: strong": strong,
     }
     oracle = strategy(rollouts, held_rows, None)
-    policy, fitted, examples = policy_score(rollouts, train_rows, held_rows)
+    policy, blind, fitted, examples = policy_score(rollouts, train_rows, held_rows)
     policy_row = row_of(f"routing policy (fitted in {fitted:.1f} s on {examples} verdicts)", policy)
+    blind_row = row_of("routing policy blind to the task (worker features only)", blind)
     if args.policy_only:
         standin.stop()
-        rows = [policy_row, *[row_of(n, s) for n, s in baselines.items()]]
+        rows = [policy_row, blind_row, *[row_of(n, s) for n, s in baselines.items()]]
         rows.append(row_of("(reference: route by the ability table)", oracle))
         print(table(["held-out (tasks and pools)", "mean reward", "solved", "$ per solved",
                      "mean steps"], rows))  # fmt: skip
@@ -359,6 +369,7 @@ def main() -> None:
         row_of("prompted, with the floor", floor_before),
         row_of("trained, with the floor", floor_after),
         policy_row,
+        blind_row,
         row_of("(reference: route by the ability table)", oracle),
     ]
     print(
