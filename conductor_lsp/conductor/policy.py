@@ -205,6 +205,11 @@ class Policy:
             return math.inf
         return (prompt_tokens * info.price_in + 600 * info.price_out) / 1_000_000
 
+    def seconds(self, action: Action) -> float:
+        """Seconds for one answer, as billed so far (0 when unknown)."""
+        bill = self.bills.get(action.worker)
+        return bill[2] / bill[0] if bill and bill[0] else 0.0
+
     def actions(self, pool: Sequence[WorkerInfo]) -> list[Action]:
         return [Action(w.name, k) for w in pool if not w.is_tool for k in self.wordings]
 
@@ -231,7 +236,8 @@ class Policy:
         ranked = [r for r in self.rank(brief, pool, prompt_tokens) if r[2] <= budget]
         chosen: list[tuple[Action, float, float]] = []
         miss = 1.0
-        for r in sorted(ranked, key=lambda t: (t[2], -t[1])):  # cheapest first
+        # Cheapest first: by $, then (free local models) by the seconds an answer took.
+        for r in sorted(ranked, key=lambda t: (t[2], self.seconds(t[0]), -t[1])):
             if 1 - miss >= self.target or len(chosen) >= max_steps:
                 break
             if r[1] < 0.05 or sum(c[2] for c in chosen) + r[2] > budget:
