@@ -69,9 +69,7 @@ def main_async(args: argparse.Namespace) -> None:
         picks = [json.loads(line) for line in out.read_text().splitlines()]
         learned.append(
             "  policy plans: "
-            + "; ".join(
-                f"{p['task']}: {p['plans']}" for p in picks if p["strategy"] == "policy"
-            )  # fmt: skip
+            + "; ".join(f"{p['task']}: {p['plans']}" for p in picks if p["strategy"] == "policy")
         )
     print(table(["held-out", "solved", "worker calls", "tokens", "$", "time"], rows))
     print("\n".join(learned))
