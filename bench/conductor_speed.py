@@ -19,9 +19,8 @@ from conductor_lsp import FileContext, Task
 from conductor_lsp.conductor import build_prompt
 from conductor_lsp.conductor.transformers import TransformersConductor
 from conductor_lsp.config import ConductorConfig
-from conductor_lsp.config.defaults import find_smollm2
+from conductor_lsp.local_models import LocalModel, find_smollm2
 from conductor_lsp.protocols import WorkerInfo
-from conductor_lsp.workers.local_model import LocalModel
 
 WORKERS = [
     WorkerInfo("fast", "local 7B coder, free", 0.0, 0.0, "openai-compatible"),
@@ -124,7 +123,7 @@ def main() -> None:
         ]
     )
     conductor = TransformersConductor(
-        ConductorConfig(backend="transformers", model=path, device="cpu")
+        ConductorConfig(backend="transformers", model=path, options={"device": "cpu"})
     )
     conductor._model = model
     try:

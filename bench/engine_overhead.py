@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +24,7 @@ from _common import median, table
 from standin import StandIn
 
 from conductor_lsp import Plan, Session, Step, Task, load_config
-from conductor_lsp.fix.checkpoint import GIT_IDENTITY
+from conductor_lsp.repo import init_repository
 
 PLANS: dict[str, list[tuple[str, object]]] = {
     "1 step": [("w0", "all")],
@@ -102,13 +100,7 @@ async def candidates_table(latency: float, repeat: int) -> str:
             root.mkdir()
             (root / "calc.py").write_text(CALC)
             (root / "check.py").write_text(CHECK)
-            env = {**os.environ, **GIT_IDENTITY}
-            for argv in (
-                ["git", "init", "-q"],
-                ["git", "add", "-A"],
-                ["git", "commit", "-qm", "x"],
-            ):
-                subprocess.run(argv, cwd=root, check=True, env=env)
+            init_repository(root)
             await fix_round(root, standin.url, 1, latency)  # warm-up
             one = median([await fix_round(root, standin.url, 1, latency) for _ in range(repeat)])
             three = median([await fix_round(root, standin.url, 3, latency) for _ in range(repeat)])

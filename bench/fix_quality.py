@@ -17,8 +17,7 @@ from pathlib import Path
 from _common import REPO, table
 
 from conductor_lsp import load_config
-from conductor_lsp.config.load import read_toml
-from conductor_lsp.eval import evaluate, load_suite, parse_strategies, summarize
+from conductor_lsp.eval import by_strategy, evaluate, load_suite, parse_strategies
 
 SUITE = REPO / "bench" / "tasks"
 
@@ -28,15 +27,14 @@ async def main_async(args: argparse.Namespace) -> None:
     if args.tasks:
         wanted = set(args.tasks.split(","))
         tasks = [t for t in tasks if t.name in wanted]
-    layers = read_toml(Path(args.config)) if args.config else {}
-    workers = load_config(Path.cwd(), Path(args.config) if args.config else None).workers
-    strategies = parse_strategies(args.strategy, workers)
+    base = load_config(Path.cwd(), Path(args.config) if args.config else None)
+    strategies = parse_strategies(args.strategy, base.workers)
     out = Path(args.out or f"/tmp/fix-quality-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     print(f"{len(tasks)} tasks, strategies: {', '.join(strategies)}; results in {out}", flush=True)
     results = await evaluate(
         tasks,
         strategies,
-        layers,
+        base,
         out=out,
         jobs=args.jobs,
         max_iterations=args.max_iterations,
@@ -47,7 +45,7 @@ async def main_async(args: argparse.Namespace) -> None:
             flush=True,
         ),
     )
-    rows = summarize(results)
+    rows = by_strategy(results)
     print()
     print(
         table(

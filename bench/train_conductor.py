@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import functools
 import json
 import random
@@ -51,12 +52,15 @@ from _common import REPO, table
 from standin import Seen, StandIn
 
 from conductor_lsp.cli.train import add_training_options, training_options
+from conductor_lsp.conductor.grammar import render_lists
 from conductor_lsp.conductor.parse import unreadable
-from conductor_lsp.config.defaults import find_smollm2
+from conductor_lsp.conductor.policy import Action, Example, Policy
+from conductor_lsp.conductor.static import BASELINE
 from conductor_lsp.eval import SuiteTask, load_suite
-from conductor_lsp.learn.grpo import Row, Score, split, train_grpo
+from conductor_lsp.learn.grpo import Score, TaskPool, held_out_split, train_grpo
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
+from conductor_lsp.local_models import find_smollm2
 
 SUITE = REPO / "bench" / "tasks"
 TRAIN_NAMES = [
@@ -181,12 +185,11 @@ def role_of(pool: Pool, role: str) -> int:
     return [w.get("model", "lint") for w in pool.workers.values()].index(role)
 
 
-def fixed_plan(index: int) -> str:
-    subtask = "Make the change the task asks for."
+def fixed_plan(index: int, subtask: str = "Make the change the task asks for.") -> str:
     return f'model_id = [{index}]\nsubtasks = ["{subtask}"]\naccess_list = ["all"]'
 
 
-def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
+def strategy(rollouts: Rollouts, rows: list[TaskPool], role: str | None) -> Score:
     """A plan that always uses one role's worker (static picks the priciest: strong);
     ``None``: the best routing by the ability table, for reference."""
     roles = [role or ("quick" if one_file_fix(r.task) else "strong") for r in rows]
@@ -194,7 +197,7 @@ def strategy(rollouts: Rollouts, rows: list[Row], role: str | None) -> Score:
     return Score.of(asyncio.run(rollouts.many(_items(rows, texts))), texts)
 
 
-def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> tuple[Score, Score]:
+def with_floor(rollouts: Rollouts, rows: list[TaskPool], plans: list[str]) -> tuple[Score, Score]:
     """The plans run as they are, and as the fix loop runs them: a plan that leaves the
     tests failing is followed by the one-call baseline, and the job pays for both."""
     first = asyncio.run(rollouts.many(_items(rows, plans)))
@@ -217,8 +220,56 @@ def with_floor(rollouts: Rollouts, rows: list[Row], plans: list[str]) -> tuple[S
     return Score.of(first, plans), Score.of(done, plans)
 
 
-def _items(rows: list[Row], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
+def _items(rows: list[TaskPool], plans: list[str]) -> list[tuple[SuiteTask, Pool, str]]:
     return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
+
+
+def policy_score(
+    rollouts: Rollouts, train_rows: list[TaskPool], held_rows: list[TaskPool]
+) -> tuple[Score, Score, float, int]:
+    """The routing policy: every model worker tried once on every training row (its
+    verdicts and bills are the data), fitted, then choosing the held-out rows' leaves.
+    Returns its score, that of the same learner blind to the task, the seconds the fit
+    took and the examples it was fitted on."""
+    tried: list[tuple[TaskPool, str, int]] = []
+    for r in train_rows:
+        for i, w in enumerate(r.pool.workers.values()):
+            if w.get("provider") != "tests":
+                tried.append((r, "direct", i))
+    texts = [fixed_plan(i, BASELINE) for _, _, i in tried]
+    results = asyncio.run(rollouts.many(_items([r for r, _, _ in tried], texts)))
+    examples = []
+    for (r, wording, i), res in zip(tried, results, strict=True):
+        view = asyncio.run(rollouts.task_view(r.task))
+        infos = rollouts.infos(r.task, r.pool)
+        action = Action(infos[i].name, wording)
+        examples.append(Example(view.brief(), infos, action, res.green, res.cost, res.seconds))
+    started = time.monotonic()
+    policy = Policy()
+    policy.fit(examples)
+    fitted = time.monotonic() - started
+    score = _held_out(rollouts, held_rows, policy, blind=False)
+    # The same learner told nothing of the task: what reading the task adds.
+    blind = Policy()
+    blind.fit([dataclasses.replace(e, brief="") for e in examples])
+    return score, _held_out(rollouts, held_rows, blind, blind=True), fitted, len(examples)
+
+
+def _held_out(rollouts: Rollouts, held_rows: list[TaskPool], policy: Policy, blind: bool) -> Score:
+    plans = []
+    for r in held_rows:
+        view = asyncio.run(rollouts.task_view(r.task))
+        infos = rollouts.infos(r.task, r.pool)
+        plan = policy.plan("" if blind else view.brief(), infos, 3, later=False)
+        names = [w.name for w in infos]
+        plans.append(
+            render_lists(
+                [names.index(s.worker) for s in plan.steps],
+                [s.subtask for s in plan.steps],
+                [[] for _ in plan.steps],
+            )
+        )
+    return Score.of(asyncio.run(rollouts.many(_items(held_rows, plans))), plans)
 
 
 def row_of(name: str, s: Score) -> list[object]:
@@ -234,6 +285,9 @@ def main() -> None:
     ap.add_argument("--held-pools", type=int, default=2, help="pools per held-out task")
     ap.add_argument("--out", default="/tmp/conductor-trained")
     ap.add_argument("--rescore", metavar="DIR", help="a finished run: rerun its plans, no training")
+    ap.add_argument(
+        "--policy-only", action="store_true", help="the routing policy and baselines, no GRPO"
+    )
     args = ap.parse_args()
     saved: dict[str, Any] | None = None
     if args.rescore:
@@ -247,16 +301,18 @@ def main() -> None:
     rng = random.Random(args.seed)
     standin = StandIn().start()
     standin.responder = responder(tasks)
-    train_tasks, held_tasks = split(tasks, 0.3, args.seed, lambda t: f"{t.kind}-{one_file_fix(t)}")
+    train_tasks, held_tasks = held_out_split(
+        tasks, 0.3, args.seed, lambda t: f"{t.kind}-{one_file_fix(t)}"
+    )
     train_rows = [
-        Row(t, make_pool(rng, TRAIN_NAMES, TRAIN_WORDS, standin.url, n))
+        TaskPool(t, make_pool(rng, TRAIN_NAMES, TRAIN_WORDS, standin.url, n))
         for n, t in enumerate(t for t in train_tasks for _ in range(args.train_pools))
     ]
     held_rows = [
-        Row(t, make_pool(rng, HELD_NAMES, HELD_WORDS, standin.url, 1000 + n))
+        TaskPool(t, make_pool(rng, HELD_NAMES, HELD_WORDS, standin.url, 1000 + n))
         for n, t in enumerate(t for t in held_tasks for _ in range(args.held_pools))
     ]
-    rollouts = Rollouts({}, Weights(cost=args.cost_weight), max_steps=3, concurrency=2)
+    rollouts = Rollouts(None, Weights(cost=args.cost_weight), max_steps=3, concurrency=2)
     print(
         f"{len(train_tasks)} training tasks x {args.train_pools} pools, {len(held_tasks)} held-out "
         f"tasks x {args.held_pools} unseen pools; conductor {model.name}",
@@ -269,6 +325,16 @@ def main() -> None:
         "single: strong": strong,
     }
     oracle = strategy(rollouts, held_rows, None)
+    policy, blind, fitted, examples = policy_score(rollouts, train_rows, held_rows)
+    policy_row = row_of(f"routing policy (fitted in {fitted:.1f} s on {examples} verdicts)", policy)
+    blind_row = row_of("routing policy blind to the task (worker features only)", blind)
+    if args.policy_only:
+        standin.stop()
+        rows = [policy_row, blind_row, *[row_of(n, s) for n, s in baselines.items()]]
+        rows.append(row_of("(reference: route by the ability table)", oracle))
+        print(table(["held-out (tasks and pools)", "mean reward", "solved", "$ per solved",
+                     "mean steps"], rows))  # fmt: skip
+        return
     started = time.monotonic()
     if saved is None:
         report = train_grpo(
@@ -302,6 +368,8 @@ def main() -> None:
         *[row_of(name, s) for name, s in baselines.items()],
         row_of("prompted, with the floor", floor_before),
         row_of("trained, with the floor", floor_after),
+        policy_row,
+        blind_row,
         row_of("(reference: route by the ability table)", oracle),
     ]
     print(

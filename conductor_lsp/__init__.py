@@ -6,8 +6,8 @@ and ``server`` (see the README's "Architecture").
 """
 
 from .conductor.registry import BACKENDS
-from .config.load import load_config
 from .config.schema import ConductorConfig, Config, WorkerConfig
+from .configure.load import load_config
 from .errors import (
     Ambiguous,
     BackendUnavailable,

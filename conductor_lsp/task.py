@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from .edits.paths import check_path
+from .edits.workspace import read_text
+from .errors import EditError, UnsafePath
 
 #: Most characters of one file shown to a model (the fix loop skips bigger files).
 MAX_FILE_CHARS = 60_000
@@ -50,6 +56,8 @@ class Task:
     test_failures: str = ""
     #: The previous round's plan and outcome, so a corrective plan can learn from it.
     previous: str = ""
+    #: What a routing policy says of each worker for this task (shown to the conductor).
+    hints: str = ""
 
     def editable(self) -> list[str]:
         """The paths of the files this task may change."""
@@ -75,6 +83,8 @@ class Task:
             )
         if self.previous:
             parts.append(f"## Previous attempt\n{_head(self.previous, max_chars)}")
+        if self.hints:
+            parts.append(f"## What worked on similar tasks\n{self.hints}")
         return "\n\n".join(parts)
 
     def render(self, *, max_file_chars: int = MAX_FILE_CHARS) -> str:
@@ -97,3 +107,29 @@ class Task:
         if self.previous:
             parts.append(f"## Previous attempt\n{self.previous.strip()}")
         return "\n\n".join(parts)
+
+
+def file_context(
+    root: Path,
+    path: Path | str,
+    deny: Sequence[str],
+    *,
+    text: str | None = None,
+    selection: tuple[int, int] | None = None,
+) -> FileContext:
+    """A workspace file as models are shown it, for every front end alike: a path outside
+    the workspace or on the deny list is refused (``EditError``), never sent; ``text`` is
+    the editor's buffer, else the file is read from disk."""
+    root = root.resolve()
+    full = Path(path) if Path(path).is_absolute() else root / path
+    try:
+        rel = full.resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        raise UnsafePath(f"{path} is outside the workspace {root}") from None
+    where = check_path(root, rel, deny)
+    if text is None:
+        disk = read_text(where)
+        if disk is None:
+            raise EditError(f"cannot read {path}: no such file")
+        text = disk.text
+    return FileContext(rel, text, selection)

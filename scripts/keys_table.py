@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conductor_lsp.config.load import describe_keys
+from conductor_lsp.configure.load import describe_keys
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 HEADER = "| key | default | meaning |"

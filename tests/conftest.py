@@ -105,7 +105,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def smollm2() -> Path:
-    from conductor_lsp.config.defaults import find_smollm2
+    from conductor_lsp.local_models import find_smollm2
 
     path = find_smollm2()
     if path is None:

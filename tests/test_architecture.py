@@ -1,6 +1,7 @@
 """The layer rule, read from the source with ``ast``: who may import whom, and no cycles.
 
-server, cli -> fix -> runtime -> config.load -> conductor -> workers -> the basic types;
+server, cli -> fix -> runtime -> configure -> conductor -> workers -> the basic types (the
+configuration's schema, ``config``, among them, with no exception);
 edits imports only errors and itself; nothing imports server or cli (but the command
 line starts the server); nothing inside the package imports the package facade.
 Imports under TYPE_CHECKING and inside functions count like any other.
@@ -31,6 +32,11 @@ BASIC = {
     "protocols",
     "config",
     "config.schema",
+    "local_models",
+    "secrets",
+    "limits",
+    "repo",
+    "options",
 }
 #: group -> the groups it may import (its own included).
 ALLOWED: dict[str, set[str]] = {
@@ -38,22 +44,22 @@ ALLOWED: dict[str, set[str]] = {
     "basic": {"basic", "edits"},
     "workers": {"workers", "basic", "edits"},
     "conductor": {"conductor", "workers", "basic", "edits"},
-    "config.load": {"config.load", "conductor", "workers", "basic", "edits"},
-    "runtime": {"runtime", "config.load", "conductor", "workers", "basic", "edits"},
-    "fix": {"fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
-    "eval": {"eval", "fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "configure": {"configure", "conductor", "workers", "basic", "edits"},
+    "runtime": {"runtime", "configure", "conductor", "workers", "basic", "edits"},
+    "fix": {"fix", "runtime", "configure", "conductor", "workers", "basic", "edits"},
+    "eval": {"eval", "fix", "runtime", "configure", "conductor", "workers", "basic", "edits"},
     "learn": {
         "learn",
         "eval",
         "fix",
         "runtime",
-        "config.load",
+        "configure",
         "conductor",
         "workers",
         "basic",
         "edits",
     },
-    "server": {"server", "fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "server": {"server", "fix", "runtime", "configure", "conductor", "workers", "basic", "edits"},
     "cli": {
         "cli",
         "server",
@@ -61,13 +67,13 @@ ALLOWED: dict[str, set[str]] = {
         "learn",
         "fix",
         "runtime",
-        "config.load",
+        "configure",
         "conductor",
         "workers",
         "basic",
         "edits",
     },
-    "facade": {"fix", "runtime", "config.load", "conductor", "workers", "basic", "edits"},
+    "facade": {"fix", "runtime", "configure", "conductor", "workers", "basic", "edits"},
 }
 
 
@@ -84,8 +90,7 @@ def group(module: str) -> str:
         return "errors"
     if name in BASIC:
         return "basic"
-    top = name.split(".")[0]
-    return "config.load" if top == "config" else top
+    return name.split(".")[0]
 
 
 def sources(base: Path = PACKAGE) -> dict[str, str]:

@@ -183,7 +183,9 @@ def tiny_conductor(tiny_model_dir: Path) -> object:
     from conductor_lsp.conductor.transformers import TransformersConductor
 
     return TransformersConductor(
-        ConductorConfig(backend="transformers", model=str(tiny_model_dir), max_new_tokens=200)
+        ConductorConfig(
+            backend="transformers", model=str(tiny_model_dir), options={"max_new_tokens": 200}
+        )
     )
 
 
@@ -204,7 +206,9 @@ async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) ->
 
     c = TransformersConductor(
         ConductorConfig(
-            backend="transformers", model=str(tiny_model_dir), constrained=False, max_new_tokens=40
+            backend="transformers",
+            model=str(tiny_model_dir),
+            options={"constrained": False, "max_new_tokens": 40},
         )
     )
     plan = await make_plan(c, TASK, INFOS, 5)
@@ -212,7 +216,7 @@ async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) ->
 
 
 async def test_prefix_kv_cache_is_reused_and_changes_nothing(tiny_model_dir: Path) -> None:
-    from conductor_lsp.workers.local_model import LocalModel
+    from conductor_lsp.local_models import LocalModel
 
     model = LocalModel.get(str(tiny_model_dir))
     prompt = build_prompt(TASK, INFOS, 5)
@@ -250,7 +254,7 @@ def test_transformers_conductor_needs_a_model() -> None:
 
 
 def test_bad_model_path(tmp_path: Path) -> None:
-    from conductor_lsp.workers.local_model import split_model_path
+    from conductor_lsp.local_models import split_model_path
 
     with pytest.raises(ConfigError, match="does not exist"):
         split_model_path(str(tmp_path / "x.gguf"))
@@ -269,7 +273,9 @@ async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
 
     free = MLXConductor(
         ConductorConfig(
-            backend="mlx", model=str(tiny_model_dir), max_new_tokens=20, constrained=False
+            backend="mlx",
+            model=str(tiny_model_dir),
+            options={"max_new_tokens": 20, "constrained": False},
         )
     )
     g = await asyncio.to_thread(free.generate, TASK, INFOS, 5)

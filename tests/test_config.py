@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conductor_lsp import ConfigError, load_config
-from conductor_lsp.config.load import describe_keys
+from conductor_lsp.configure.load import describe_keys
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,10 @@ max_calls = 9
     [
         ("[conductor]\nbakend = 'static'\n", "unknown key conductor.bakend"),
         ("[conductor]\nmax_steps = 'five'\n", "conductor.max_steps must be int, got str"),
-        ("[conductor]\nconstrained = 1\n", "conductor.constrained must be bool"),
+        (
+            "[conductor]\nbackend = 'openai'\nmodel = 'm'\nconstrained = 1\n",
+            "conductor.constrained must be bool, got int 1, for backend openai",
+        ),
         ("[budget]\nmax_cost = true\n", "budget.max_cost must be float"),
         ("[workers.x]\nprovider = 'openai'\nmodle = 'gpt'\n", "unknown key workers.x.modle"),
         ("[workers.x]\nprovider = 'opneai'\nmodel = 'gpt'\n", "workers.x.provider must be one of"),
@@ -82,9 +85,17 @@ max_calls = 9
         ("[conductor]\nbackend = 'gpt'\n", "conductor.backend must be one of"),
         ("workers = 3\n", "workers must be a table"),
         ("[conductor\n", "invalid TOML"),
-        (
+        (  # a backend's own keys belong to it: static has none, mlx no adapter
             "[conductor]\nbackend = 'static'\nadapter = '.'\n",
-            'conductor.adapter works with backend = "transformers"',
+            "unknown key conductor.adapter: backend static has no keys of its own",
+        ),
+        (
+            "[conductor]\nbackend = 'mlx'\nmodel = '.'\nadapter = '.'\n",
+            "unknown key conductor.adapter (known: constrained, max_new_tokens), for backend mlx",
+        ),
+        (
+            "[workers.x]\nprovider = 'openai'\nmodel = 'gpt'\ndevice = 'cpu'\n",
+            "unknown key workers.x.device: provider openai has no keys of its own",
         ),
         (
             "[conductor]\nbackend = 'transformers'\nmodel = 'm.gguf'\nadapter = 'nowhere'\n",
@@ -122,3 +133,32 @@ def test_readme_documents_every_key() -> None:
     missing = [key for key, _, _ in describe_keys() if f"`{key}`" not in readme]
     assert not missing, f"README lacks: {missing}"
     assert all(doc for _, _, doc in describe_keys())
+
+
+def test_a_configuration_is_read_once_and_varied(tmp_path: Path) -> None:
+    """eval and training load the file once and vary the result per task and strategy."""
+    from conductor_lsp.configure.load import derive
+
+    cfg_file = write(
+        tmp_path / "eval.toml",
+        '[conductor]\nbackend = "static"\n[workers.big]\nprovider = "openai-compatible"\n'
+        'model = "big"\nbase_url = "http://127.0.0.1:1/v1"\nstrength = 2\n',
+    )
+    base = load_config(tmp_path, cfg_file)
+    cfg_file.unlink()  # nothing is read again
+    task = tmp_path / "task"
+    task.mkdir()
+    cfg = derive(
+        base,
+        {"conductor": {"backend": "search"}, "test": {"command": "python -m pytest -q"}},
+        root=task,
+    )
+    assert cfg.root == task.resolve() and cfg.conductor.backend == "search"
+    assert set(cfg.workers) == {"big", "tests"}  # the tests tool joins once there is a command
+    assert base.conductor.backend == "static" and base.root == tmp_path.resolve()  # untouched
+    pool = derive(
+        base, {"workers": {"q": {"provider": "openai-compatible", "model": "q"}}}, root=task
+    )
+    assert set(pool.workers) == {"q"}  # a layer's workers table is the whole pool
+    with pytest.raises(ConfigError, match=r"unknown key conductor\.nope"):
+        derive(base, {"conductor": {"nope": 1}}, root=task)

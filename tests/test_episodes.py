@@ -13,46 +13,66 @@ from test_accounting import FIX, PLAN, answer_by_model, cli, openai_conductor, w
 
 from conductor_lsp.learn import Weights, reward, success
 from conductor_lsp.runtime.episodes import read_episodes
+from conductor_lsp.runtime.records import Episode, EpisodeFormatError, Leaf, Outcome, PlannedStep
 
 KEY = "sk-live-EPISODE-SECRET-77"
 
 
-def episode(**kw: Any) -> dict[str, Any]:
+GREEN = Outcome(("t1", "t2"), (), (), green=True)
+
+
+def episode(**kw: Any) -> Episode:
     base: dict[str, Any] = {
-        "type": "episode",
         "id": "e1",
         "job": "j1",
-        "plan": {"source": "openai", "steps": [{"worker": "big"}], "conductor": {"cost": 0.01}},
+        "source": "openai",
+        "steps": (PlannedStep("big"),),
+        "asked_model": True,
         "fallback": "",
-        "result": {"cost": 0.05, "seconds": 10.0},
-        "outcome": {
-            "green": True,
-            "failing_before": ["t1", "t2"],
-            "failing_after": [],
-            "broke": [],
-        },
+        "cost": 0.05,
+        "seconds": 10.0,
+        "outcome": GREEN,
         "undone": False,
     }
     base.update(kw)
-    return base
+    return Episode(**base)
 
 
 def test_reward_on_hand_made_episodes() -> None:
     w = Weights(cost=10.0, seconds=0.0, format_penalty=0.2)
     assert reward(episode(), w) == pytest.approx(1 - 0.5)  # green, minus 10 x $0.05
-    half = {"green": False, "failing_before": ["t1", "t2"], "failing_after": ["t2"], "broke": []}
+    half = Outcome(("t1", "t2"), ("t2",), ())
     assert reward(episode(outcome=half), w) == pytest.approx(0.5 - 0.5)
-    broke = {**half, "broke": ["t9"]}
+    broke = Outcome(("t1", "t2"), ("t2",), ("t9",))
     assert success(broke) == 0.0  # fixed one, broke another: worth nothing
-    assert success(episode()["outcome"], undone=True) == 0.0  # the user undid it
+    assert success(GREEN, undone=True) == 0.0  # the user undid it
     assert success(None) == 0.0  # never applied, never tested
-    assert success({"green": False, "failing_before": None, "failing_after": ["x"]}) == 0.0
+    assert success(Outcome(None, ("x",))) == 0.0
     fallback = episode(fallback="no plan found")
     assert reward(fallback, w) == pytest.approx(1 - 0.5 - 0.2)  # a model was asked: penalty
-    static = episode(fallback="", plan={"source": "static", "steps": []})
+    static = episode(fallback="", source="static", steps=(), asked_model=False)
     assert reward(static, w) == pytest.approx(0.5)
     timed = Weights(cost=0.0, seconds=0.01, format_penalty=0.0)
     assert reward(episode(), timed) == pytest.approx(1 - 0.1)
+
+
+def test_records_of_another_schema_version_are_refused_not_guessed(tmp_path: Path) -> None:
+    path = tmp_path / "episodes.jsonl"
+    lines = [
+        {"type": "episode", "id": "old", "version": 1, "plan": {"source": "static"}},
+        {"type": "episode", "id": "new", "version": 99, "plan": {"source": "static"}},
+        {"type": "episode", "id": "bad", "version": 2, "inputs": {"workers": [{"x": 1}]}},
+        {"type": "outcome", "id": "old", "green": True, "failing_before": ["a"],
+         "failing_after": [], "leaves": [{"step": 0, "worker": "big", "green": True}]},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    skipped: list[str] = []
+    (e,) = read_episodes(path, skipped)
+    assert e.id == "old" and e.outcome is not None and e.outcome.green
+    assert e.outcome.leaves == (Leaf(0, "big", green=True),)
+    assert len(skipped) == 2 and "schema version 99" in skipped[0] and "damaged" in skipped[1]
+    with pytest.raises(EpisodeFormatError):
+        Episode.from_json({"id": "x", "version": "2"})
 
 
 def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
@@ -71,7 +91,7 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
     records = [json.loads(line) for line in raw.splitlines()]
     assert [r["type"] for r in records] == ["episode", "outcome"]
     e, o = records
-    assert e["version"] == 1 and e["round"] == 1 and e["conductor"] == "openai"
+    assert e["version"] == 2 and e["round"] == 1 and e["conductor"] == "openai"
     assert [w["name"] for w in e["inputs"]["workers"]] == ["coder", "tests"]
     assert "## Task" in e["inputs"]["task"] and "calc.py" in e["inputs"]["task"]
     assert e["raw"] == PLAN and e["plan"]["steps"][0]["worker"] == "coder"
@@ -84,8 +104,9 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
     )
     assert cli("undo", str(root)).returncode == 0
     (joined,) = read_episodes(path)
-    assert joined["undone"] and joined["outcome"]["green"]
-    assert success(joined["outcome"], joined["undone"]) == 0.0
+    assert joined.undone and joined.outcome is not None and joined.outcome.green
+    assert joined.outcome.leaves == (Leaf(0, "coder", ("calc.py",), "", True, 0),)
+    assert success(joined.outcome, joined.undone) == 0.0
 
 
 def test_record_false_records_nothing(tmp_path: Path, standin: StandIn) -> None:
@@ -102,7 +123,7 @@ def test_damaged_lines_are_skipped(tmp_path: Path) -> None:
         json.dumps(good) + "\n{cut in the midd\n" + json.dumps({"type": "undo", "job": "j"}) + "\n"
     )
     (e,) = read_episodes(path)
-    assert e["id"] == "a" and e["undone"] and e["outcome"] is None
+    assert e.id == "a" and e.undone and e.outcome is None
 
 
 async def test_an_editor_job_records_its_episode(tmp_path: Path, standin: StandIn) -> None:
@@ -114,5 +135,6 @@ async def test_an_editor_job_records_its_episode(tmp_path: Path, standin: StandI
         end = await job_end(client, res["jobId"])
         assert "edited calc.py" in end.message
     (e,) = read_episodes(root / ".conductor" / "episodes.jsonl")
-    assert e["job"].startswith("editor-") and e["outcome"]["applied"] == ["calc.py"]
+    assert e.job.startswith("editor-") and e.outcome is not None
+    assert e.outcome.applied == ("calc.py",)
     assert e["plan"]["source"] == "static"

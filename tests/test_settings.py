@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from conductor_lsp import ConfigError
-from conductor_lsp.server.settings import SettingsStack, split
+from conductor_lsp.server.settings import SettingsStack, split_settings
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,7 @@ from conductor_lsp.server.settings import SettingsStack, split
     ],
 )
 def test_split_settings(data: object, config: dict[str, object], server: dict[str, object]) -> None:
-    assert split(data, "test") == (config, server)
+    assert split_settings(data, "test") == (config, server)
 
 
 def test_layers_merge_in_order_and_errors_name_keys(tmp_path: Path) -> None:
@@ -51,4 +51,31 @@ def test_layers_merge_in_order_and_errors_name_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"budget\.max_calls must be int"):
         stack.build(tmp_path)
     with pytest.raises(ConfigError, match="settings must be an object"):
-        split("nonsense", "didChangeConfiguration")
+        split_settings("nonsense", "didChangeConfiguration")
+
+
+def test_the_vscode_settings_are_the_configuration_keys() -> None:
+    """The extension's settings are copied by hand into package.json: each must be a real
+    key with the same default, the backend list the registry's, the step limit the loader's."""
+    import ast
+    import json
+
+    from conductor_lsp.conductor.registry import AUTO, BACKENDS
+    from conductor_lsp.configure.load import MAX_STEPS_LIMIT, describe_keys
+
+    package = Path(__file__).resolve().parents[1] / "editor_clients" / "vscode" / "package.json"
+    props = json.loads(package.read_text())["contributes"]["configuration"]["properties"]
+    editor_only = {"server.command", "preview", "configFile", "logFile", "workers"}
+    keys = {key: default for key, default, _ in describe_keys()}
+    checked = 0
+    for name, spec in props.items():
+        key = name.removeprefix("conductor.")
+        if key in editor_only:
+            continue
+        assert key in keys, f"{name} is no configuration key"
+        assert spec["default"] == ast.literal_eval(keys[key]), name
+        checked += 1
+    assert checked >= 10
+    backend = props["conductor.conductor.backend"]
+    assert backend["enum"] == [AUTO, *BACKENDS.names()]
+    assert props["conductor.conductor.max_steps"]["maximum"] == MAX_STEPS_LIMIT

@@ -18,7 +18,7 @@ from conductor_lsp.conductor.openai import OpenAIConductor
 from conductor_lsp.edits import apply_output, parse_edits
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.runtime import make_plan
-from conductor_lsp.runtime.engine import system_prompt
+from conductor_lsp.runtime.requests import system_prompt
 
 ANSWERS = Path(__file__).parent / "answers"
 TASKS = Path(__file__).resolve().parents[1] / "bench" / "tasks"

@@ -58,7 +58,9 @@ async def plans_with(out: Path, adapter: str = "") -> object:
     from conductor_lsp.conductor.transformers import TransformersConductor
 
     conductor = TransformersConductor(
-        ConductorConfig(backend="transformers", model=str(out), adapter=adapter, max_steps=3)
+        ConductorConfig(
+            backend="transformers", model=str(out), options={"adapter": adapter}, max_steps=3
+        )
     )
     return await conductor.plan(Task("Fix add() in calc.py"), INFOS, 3)
 
@@ -174,7 +176,7 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     # The adapter alone on the base model (conductor.adapter) is the merged model again.
     import torch
 
-    from conductor_lsp.workers.local_model import LocalModel
+    from conductor_lsp.local_models import LocalModel
 
     base = LocalModel.get(str(tiny_model_dir), "cpu")
     merged = LocalModel.get(str(out), "cpu")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..conductor.policy import Policy
 from ..conductor.registry import BACKENDS
-from ..config.defaults import find_smollm2
 from ..config.schema import Config
-from ..workers.local_model import has_module
+from ..errors import ConfigError
+from ..local_models import find_smollm2, has_module
 from ..workers.registry import PROVIDERS
 
 
@@ -32,9 +35,30 @@ def report(config: Config) -> list[tuple[str, str, str]]:
         )
     )
     c = config.conductor
-    adapter = f" + adapter {c.adapter}" if c.adapter else ""
+    adapter = f" + adapter {c.options['adapter']}" if c.options.get("adapter") else ""
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
+    if c.policy:
+        rows.append(policy_row(config.root / c.policy))
     for name, w in config.workers.items():
         status, detail = PROVIDERS.get(w.provider).doctor(name, w, config)
         rows.append((f"worker {name}", status, detail))
     return rows
+
+
+def policy_row(path: Path) -> tuple[str, str, str]:
+    """The routing policy: what it learned from, when, and how it did on held-out tasks."""
+    if not path.is_file():
+        return ("policy", "info", f"{path}: none yet (cold start: the backend plans alone)")
+    try:
+        about = Policy.load(path).about
+    except ConfigError as e:
+        return ("policy", "no", str(e))
+    held = about.get("held_out") or {}
+    figures = ", ".join(f"{k} {v}" for k, v in held.items()) or "no held-out figures"
+    sources = ", ".join(about.get("trained_on") or []) or "online updates"
+    return (
+        "policy",
+        "ok",
+        f"{path}: {about.get('examples', 0)} judged candidates from {sources}, "
+        f"{about.get('when', '?')}; held-out: {figures}",
+    )

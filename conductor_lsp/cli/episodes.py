@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ..config.load import load_config
+from ..conductor.policy import Policy
+from ..configure.load import load_config
 from ..errors import ConfigError
-from ..learn import Weights, reward, shape, summarize
+from ..learn import Weights, by_shape, reward
+from ..learn.policy_fit import examples_from
 from ..runtime.episodes import read_episodes
+from ..runtime.records import Episode
 
 
 def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -28,24 +30,26 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
     weights = Weights.of(config.learn)
     if args.summary:
         console.print(summary_table(episodes, weights, str(path)))
+        policy = root / config.conductor.policy if config.conductor.policy else None
+        if policy is not None and policy.is_file():
+            console.print(calibration_table(Policy.load(policy), episodes, str(policy)))
         return 0
     for e in episodes:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(e.get("time") or 0)))
-        outcome = e.get("outcome") or {}
-        state = "green" if outcome.get("green") else ("tested" if outcome else "untested")
-        state += ", undone" if e["undone"] else ""
-        cost = float((e.get("result") or {}).get("cost") or 0.0)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.time))
+        outcome = e.outcome
+        state = "green" if outcome and outcome.green else ("tested" if outcome else "untested")
+        state += ", undone" if e.undone else ""
         console.print(
-            f"{when}  round {e.get('round', 0)}  {shape(e):<40}  {state:<16} "
-            f"${cost:.4f}  reward {reward(e, weights):+.3f}",
+            f"{when}  round {e.round}  {e.shape:<40}  {state:<16} "
+            f"${e.cost:.4f}  reward {reward(e, weights):+.3f}",
             markup=False,
             highlight=False,
         )
     return 0
 
 
-def summary_table(episodes: list[dict[str, Any]], weights: Weights, title: str) -> Table:
-    rows = summarize(episodes, weights)
+def summary_table(episodes: list[Episode], weights: Weights, title: str) -> Table:
+    rows = by_shape(episodes, weights)
     table = Table(title=f"episodes ({title})")
     for col in (
         "plan shape",
@@ -71,4 +75,23 @@ def summary_table(episodes: list[dict[str, Any]], weights: Weights, title: str) 
             f"{r.reward / r.episodes:+.3f}",
             style="bold" if r.shape == "all" else None,
         )
+    return table
+
+
+def calibration_table(policy: Policy, episodes: list[Episode], title: str) -> Table:
+    """The policy's predictions against the verdicts, by predicted chance: a calibrated
+    policy's leaves predicted at 70-80% turn green about 75% of the time."""
+    examples = examples_from(episodes, Policy(wordings=dict(policy.wordings)))
+    bins: list[list[int]] = [[0, 0] for _ in range(5)]
+    for e in examples:
+        p = policy.p_green(e.brief, e.action, e.workers)
+        b = bins[min(4, int(p * 5))]
+        b[0] += 1
+        b[1] += e.green
+    table = Table(title="the policy: predicted against judged candidates", caption=title)
+    for col in ("predicted", "candidates", "green", "green rate"):
+        table.add_column(col, justify="right")
+    for i, (n, green) in enumerate(bins):
+        rate = f"{green / n:.0%}" if n else "-"
+        table.add_row(f"{i * 20}-{i * 20 + 20}%", str(n), str(green), rate)
     return table

@@ -5,19 +5,18 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ..config.load import load_config, read_toml
+from ..configure.load import load_config
 from ..errors import ConfigError
-from ..eval import TaskResult, evaluate, load_suite, parse_strategies, summarize
-from ..eval.run import Row
+from ..eval import TaskResult, by_strategy, evaluate, load_suite, parse_strategies
+from ..eval.run import StrategyRow
 from ..runtime.state import state_dir
 
 
-def results_table(rows: list[Row]) -> Table:
+def results_table(rows: list[StrategyRow]) -> Table:
     table = Table(title="eval")
     for col in ("strategy", "solved", "worker calls", "conductor calls", "tokens", "$", "time"):
         table.add_column(col, justify="left" if col == "strategy" else "right")
@@ -54,10 +53,8 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         if unknown:
             raise ConfigError(f"no such task(s) in {args.suite}: {', '.join(sorted(unknown))}")
         tasks = [t for t in tasks if t.name in wanted]
-    base: dict[str, Any] = read_toml(args.config) if args.config else {}
-    # The configuration as it will be used, to know the workers single:* stands for.
-    probe = load_config(root, args.config)
-    strategies = parse_strategies(args.strategy, probe.workers)
+    base = load_config(root, args.config)  # read once; each task and strategy varies it
+    strategies = parse_strategies(args.strategy, base.workers)
     out = args.out or state_dir(root) / "eval" / f"{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(
         f"{len(tasks)} tasks x {len(strategies)} strategies ({', '.join(strategies)}), "
@@ -73,6 +70,6 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         max_iterations=args.max_iterations,
         on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
     )
-    console.print(results_table(summarize(results)))
+    console.print(results_table(by_strategy(results)))
     console.print(f"results: {out}", markup=False, highlight=False)
     return 0

@@ -9,29 +9,55 @@ from typing import Any
 
 from rich.console import Console
 
-from ..config.defaults import find_smollm2
-from ..config.load import load_config
+from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval.suite import load_suite
-from ..learn.grpo import Row, TrainOptions, split, train_grpo
+from ..learn.grpo import TaskPool, TrainOptions, held_out_split, train_grpo
+from ..learn.policy_fit import train_policy
 from ..learn.reward import Weights
 from ..learn.rollout import Pool, Rollouts
 from ..learn.sft import train_from_episodes
+from ..local_models import find_smollm2
 from ..runtime.episodes import read_episodes
 
 
-def add_parser(sub: Any) -> None:
-    t = sub.add_parser("train", help="train the conductor (GRPO on a suite, or from episodes)")
+def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """The ``train`` command; ``parents`` carry the options every command shares."""
+    t: argparse.ArgumentParser = sub.add_parser(
+        "train", help="train the conductor (GRPO on a suite, or from episodes)", parents=parents
+    )
     t.add_argument("suite", type=Path, nargs="?", help="a task suite (not with --from-episodes)")
-    t.add_argument("--out", type=Path, required=True, help="folder for the trained conductor")
-    t.add_argument("--config", type=Path, help="config file: [conductor] model and [workers.*]")
     t.add_argument(
-        "--from-episodes", type=Path, help="fine-tune on recorded plans that beat static"
+        "--out", type=Path, required=True, help="folder for the trained conductor (or policy file)"
+    )
+    t.add_argument(
+        "--from-episodes",
+        type=Path,
+        action="append",
+        default=[],
+        help="an episodes file: fine-tune on recorded plans that beat static (or, with "
+        "--policy, learn from its verdicts); may repeat",
+    )
+    t.add_argument(
+        "--policy",
+        action="store_true",
+        help="fit a routing policy (seconds, no GPU) instead of training the model",
+    )
+    t.add_argument(
+        "--from-eval",
+        type=Path,
+        action="append",
+        default=[],
+        help="with --policy: an eval run's results (JSONL); its episodes are read; may repeat",
+    )
+    t.add_argument(
+        "--target", type=float, default=0.8, help="with --policy: wanted chance of a green round"
     )
     add_training_options(t)
     t.add_argument("--cost-weight", type=float, help="reward lost per $ (default: [learn])")
     t.add_argument("--held-out", type=float, default=0.25, help="share of tasks held out")
     t.add_argument("--jobs", type=int, default=2, help="rollouts run at once (default: 2)")
+    return t
 
 
 def add_training_options(
@@ -82,6 +108,13 @@ def training_options(args: argparse.Namespace, **more: Any) -> TrainOptions:
 
 
 def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
+    log = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
+    if args.policy:
+        if not (args.from_eval or args.from_episodes):
+            raise ConfigError("train --policy needs --from-eval FILE or --from-episodes FILE")
+        train_policy(args.from_eval, args.from_episodes, args.out, target=args.target, log=log)
+        log(f'use it: [conductor] policy = "{args.out}"')
+        return 0
     config = load_config(root, args.config)
     model = config.conductor.model or str(find_smollm2() or "")
     if not model:
@@ -95,9 +128,8 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
         learn.format_penalty,
     )
     options = training_options(args)
-    log = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
     if args.from_episodes:
-        episodes = read_episodes(args.from_episodes)
+        episodes = [e for path in args.from_episodes for e in read_episodes(path)]
         report = train_from_episodes(model, episodes, args.out, options, weights, log)
         log(f"trained on {report['examples']} plans in {report['seconds']:.0f}s: {args.out}")
         return 0
@@ -105,14 +137,13 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
         raise ConfigError("train needs a SUITE (or --from-episodes FILE)")
     tasks = load_suite(args.suite)
     # Rollouts run in copies of the tasks: the workspace's configuration goes with them.
-    base: dict[str, Any] = {"budget": asdict(config.budget), "edits": asdict(config.edits)}
     pool = Pool("config", {n: asdict(w) for n, w in config.workers.items()})
-    rollouts = Rollouts(base, weights, config.conductor.max_steps, args.jobs)
-    train_tasks, held_tasks = split(tasks, args.held_out, args.seed, lambda t: t.kind)
+    rollouts = Rollouts(config, weights, config.conductor.max_steps, args.jobs)
+    train_tasks, held_tasks = held_out_split(tasks, args.held_out, args.seed, lambda t: t.kind)
     report = train_grpo(
         model,
-        [Row(t, pool) for t in train_tasks],
-        [Row(t, pool) for t in held_tasks],
+        [TaskPool(t, pool) for t in train_tasks],
+        [TaskPool(t, pool) for t in held_tasks],
         rollouts,
         options,
         args.out,

@@ -16,11 +16,13 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
+from ..local_models import Generation, has_module
+from ..options import build
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..workers.local_model import Generation, has_module
+from .decoding import DecodingOptions
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import InProcessConductor
+from .in_process import InProcessConductor
 from .prompt import build_prompt
 
 
@@ -63,6 +65,7 @@ class _Grammar:
 
 class MLXConductor(InProcessConductor):
     name = "mlx"
+    Options = DecodingOptions
     local: ClassVar[bool] = True
     asks_model: ClassVar[bool] = True
 
@@ -80,6 +83,7 @@ class MLXConductor(InProcessConductor):
                 "conductor.model must be an MLX or safetensors model directory for the mlx backend"
             )
         self.config = config
+        self.options = build(self.Options, config.options, "conductor", "backend mlx")
         self._loaded: tuple[Any, Any] | None = None
         self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
         self._stop = threading.Event()
@@ -92,7 +96,7 @@ class MLXConductor(InProcessConductor):
         return self._loaded
 
     def _compiled(self, tokenizer: Any, key: tuple[int, int, frozenset[int]]) -> Any | None:
-        if not self.config.constrained or not has_module("xgrammar"):
+        if not self.options.constrained or not has_module("xgrammar"):
             return None
         if key not in self._grammars:
             import xgrammar as xgr
@@ -125,7 +129,7 @@ class MLXConductor(InProcessConductor):
         tools = frozenset(i for i, w in enumerate(workers) if w.is_tool)
         compiled = self._compiled(tokenizer, (len(workers), max_steps, tools))
         kw: dict[str, Any] = {}
-        budget = self.config.max_new_tokens
+        budget = self.options.max_new_tokens
         if compiled is not None:
             kw["logits_processors"] = [_Grammar(compiled, len(ids))]
             budget = max(budget, worst_case_tokens(max_steps))

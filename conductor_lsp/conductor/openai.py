@@ -19,10 +19,12 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig, EndpointConfig, WorkerConfig
 from ..errors import ConductorError, ConfigError, WorkerStatusError
+from ..options import build
 from ..plan import ConductorCall, Plan
 from ..protocols import Check, Part, WorkerInfo, WorkerRequest
 from ..task import Task
 from ..workers.openai import OpenAICompatibleWorker
+from .decoding import DecodingOptions
 from .grammar import plan_grammar, plan_schema, worst_case_json_tokens
 from .parse import plan_from_output
 from .prompt import Format, build_prompt
@@ -44,8 +46,9 @@ def refused(error: WorkerStatusError) -> bool:
 def endpoint_of(config: ConductorConfig) -> WorkerConfig:
     """The conductor's endpoint as a worker section: the shared fields, nothing copied by hand."""
     shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(EndpointConfig)}
-    budget = config.max_new_tokens
-    if config.constrained:  # never cut a constrained plan short
+    options = build(DecodingOptions, config.options, "conductor", "backend openai")
+    budget = options.max_new_tokens
+    if options.constrained:  # never cut a constrained plan short
         budget = max(budget, worst_case_json_tokens(config.max_steps))
     return WorkerConfig(
         provider="openai-compatible",
@@ -80,6 +83,7 @@ def answer_format(mode: str) -> Format:
 
 class OpenAIConductor:
     name = "openai"
+    Options = DecodingOptions
     local: ClassVar[bool] = False
     asks_model: ClassVar[bool] = True
 
@@ -89,7 +93,8 @@ class OpenAIConductor:
         self.config = config
         self._http = OpenAICompatibleWorker("conductor", endpoint_of(config), owner="conductor")
         #: The first way the server accepted, and what it refused on the way there.
-        self.mode: str | None = None if config.constrained else "text"
+        self.options = build(self.Options, config.options, "conductor", "backend openai")
+        self.mode: str | None = None if self.options.constrained else "text"
         self.refused: list[str] = []
 
     @classmethod

@@ -7,15 +7,11 @@ slices (never ``eval``), and every failure becomes a ``PlanError``.
 from __future__ import annotations
 
 import ast
-import asyncio
 import dataclasses
 import json
 import re
-import threading
 from collections.abc import Sequence
-from typing import ClassVar
 
-from ..config.schema import ConductorConfig
 from ..errors import PlanError
 from ..plan import (
     DEFAULT_MAX_STEPS,
@@ -29,9 +25,6 @@ from ..plan import (
     validate_plan,
 )
 from ..protocols import WorkerInfo
-from ..task import Task
-from ..usage import Usage
-from ..workers.local_model import Generation
 
 MAX_INPUT_CHARS = 200_000
 _THINK_END = re.compile(r"</think>", re.I)
@@ -319,36 +312,3 @@ def plan_from_output(
     except PlanError as e:
         return Plan(steps=(), source=source, raw=text, call=call, error=str(e))
     return dataclasses.replace(plan, call=call)
-
-
-class InProcessConductor:
-    """What the in-process backends share: ``plan`` decodes in a thread (stoppable when
-    the job is cancelled or the backend closed), then parses the untrusted text off the
-    event loop too, and prices the call. Subclasses set ``name``, ``config`` and
-    ``_stop``, and implement the blocking ``generate``."""
-
-    name: ClassVar[str]
-    config: ConductorConfig
-    _stop: threading.Event
-
-    def generate(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Generation:
-        raise NotImplementedError
-
-    async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        source, config = self.name, self.config
-        self._stop.clear()
-        try:
-            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
-        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
-        call = ConductorCall(
-            usage, usage.cost(config.price_in, config.price_out), g.seconds, source
-        )
-        return await asyncio.to_thread(
-            plan_from_output, g.text, workers, max_steps=max_steps, source=source, call=call
-        )
-
-    async def aclose(self) -> None:
-        self._stop.set()

@@ -1,5 +1,6 @@
-"""Conductor backends by name. Adding one is a new module plus one line here (or a call
-to ``BACKENDS.register`` from outside the package)."""
+"""Conductor backends by name. A built-in is a module plus one line in the table below; a plugin
+is a distribution that declares its class under the ``conductor_lsp.backends`` entry points
+(see ``registry``), with no line of this package changed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ..registry import Registry
 
 BACKENDS: Registry[ConductorClass] = Registry(
     "conductor backend",
+    "conductor_lsp.backends",
     {
         "static": "conductor_lsp.conductor.static:StaticConductor",
         "search": "conductor_lsp.conductor.search:SearchConductor",

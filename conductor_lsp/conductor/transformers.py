@@ -13,16 +13,19 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
+from ..local_models import Generation, LocalModel, has_module, local_models_available
+from ..options import build
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from ..workers.local_model import Generation, LocalModel, has_module, local_models_available
+from .decoding import TransformersOptions
 from .grammar import plan_grammar, worst_case_tokens
-from .parse import InProcessConductor
+from .in_process import InProcessConductor
 from .prompt import build_prompt
 
 
 class TransformersConductor(InProcessConductor):
     name = "transformers"
+    Options = TransformersOptions
     local: ClassVar[bool] = True
     asks_model: ClassVar[bool] = True
 
@@ -37,19 +40,22 @@ class TransformersConductor(InProcessConductor):
         if not config.model:
             raise ConfigError("conductor.model must name a GGUF file or a model directory")
         self.config = config
+        self.options = build(self.Options, config.options, "conductor", "backend transformers")
         self._model: LocalModel | None = None
         self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
         self._stop = threading.Event()
 
     def load(self) -> LocalModel:
         if self._model is None:
-            self._model = LocalModel.get(self.config.model, self.config.device, self.config.adapter)
+            self._model = LocalModel.get(
+                self.config.model, self.options.device, self.options.adapter
+            )
         return self._model
 
     def _processor(
         self, model: LocalModel, n_workers: int, max_steps: int, tools: frozenset[int] = frozenset()
     ) -> list[Any]:
-        if not self.config.constrained:
+        if not self.options.constrained:
             return []
         try:
             import xgrammar as xgr
@@ -75,7 +81,7 @@ class TransformersConductor(InProcessConductor):
         ids, prefix_len = model.encode_chat(prompt.system, prompt.user)
         tools = frozenset(i for i, w in enumerate(workers) if w.is_tool)
         processors = self._processor(model, len(workers), max_steps, tools)
-        budget = self.config.max_new_tokens
+        budget = self.options.max_new_tokens
         if processors:  # never cut a constrained plan short
             budget = max(budget, worst_case_tokens(max_steps))
         return model.generate(

@@ -1,8 +1,7 @@
-"""Configuration: the sections (``schema``), the offline defaults (``defaults``) and the
-layered loader (``load``: ``load_config``, also exported by the package itself).
+"""The configuration's schema: one dataclass per section, plain values every layer uses.
 
-Only the schema is imported here: it is a basic type every layer uses, while the
-loader sits above the registries it validates against.
+Loading, layering, defaults and validation live in ``configure``, a layer above the
+registries it validates against.
 """
 
 from .schema import (

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..edits.model import EditsConfig
 from ..plan import DEFAULT_MAX_STEPS
@@ -43,17 +44,16 @@ class ConductorConfig(EndpointConfig):
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
     max_steps: int = DEFAULT_MAX_STEPS
     """Most steps a plan may have."""
-    device: str = "auto"
-    """auto, cpu, cuda or mps (transformers)."""
-    adapter: str = ""
-    """A LoRA adapter folder merged into `model` as it loads (transformers; needs peft):
-    `train` writes one in DIR/adapter, so `model` can stay the base GGUF."""
-    constrained: bool = True
-    """Constrain local decoding to the three-list grammar (needs xgrammar)."""
-    max_new_tokens: int = 400
-    """Most tokens the conductor may write (raised to the grammar's bound when constrained)."""
     temperature: float = 0.0
     """0 means greedy decoding."""
+    policy: str = ""
+    """A routing policy file (`train --policy`; relative to the workspace): with static or
+    search it picks each round's leaves; a model conductor is shown its figures."""
+    policy_steer: bool = False
+    """With a model conductor and a policy: the policy's pick replaces each step's worker."""
+    #: The backend's own keys (written in [conductor] like the others), checked against
+    #: its class's ``Options`` once the backend is known.
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,8 +72,8 @@ class WorkerConfig(EndpointConfig):
     """Most calls in flight to this worker's endpoint at once."""
     stream: bool = False
     """Stream the answer (SSE)."""
-    device: str = "auto"
-    """auto, cpu, cuda or mps (local)."""
+    #: The provider's own keys, checked against its class's ``Options``.
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -126,6 +126,8 @@ class LearnConfig:
     """Append an episode per plan to the episodes file, for `episodes` and `train`."""
     episodes: str = ".conductor/episodes.jsonl"
     """Where episodes go, relative to the workspace root."""
+    online: bool = False
+    """Update `conductor.policy` after every fix job from its candidates' verdicts."""
     cost_weight: float = 10.0
     """Reward lost per dollar a plan spends (the conductor's own calls included)."""
     seconds_weight: float = 0.0

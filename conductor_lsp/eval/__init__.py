@@ -1,16 +1,16 @@
 """Evaluation: task suites, strategies, and running them side by side."""
 
-from .run import Row, TaskResult, evaluate, summarize
+from .run import StrategyRow, TaskResult, by_strategy, evaluate
 from .strategies import parse_strategies
 from .suite import SuiteTask, load_suite, prepare
 
 __all__ = [
-    "Row",
+    "StrategyRow",
     "SuiteTask",
     "TaskResult",
+    "by_strategy",
     "evaluate",
     "load_suite",
     "parse_strategies",
     "prepare",
-    "summarize",
 ]

@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config.load import layered, load_config
+from ..config.schema import Config
+from ..configure.load import derive, layered
 from ..errors import ConductorError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..runtime.session import Session
@@ -52,7 +53,7 @@ async def run_one(
     task: SuiteTask,
     strategy: str,
     layer: Mapping[str, Any],
-    base: Mapping[str, Any],
+    base: Config,
     traces: Path,
     max_iterations: int,
 ) -> TaskResult:
@@ -62,7 +63,6 @@ async def run_one(
     with tempfile.TemporaryDirectory(prefix="conductor-eval-") as tmp:
         repo = prepare(task, Path(tmp))
         overrides = layered(
-            base,
             layer,
             {
                 "test": {"command": task.test_command()},
@@ -72,7 +72,7 @@ async def run_one(
             },
         )
         try:  # a configuration or checkpoint error is this pair's result, not the end
-            session = Session(load_config(repo, overrides=overrides))
+            session = Session(derive(base, overrides, root=repo))
         except ConductorError as e:
             return _failed(task, strategy, started, trace_dir, e)
         try:
@@ -115,7 +115,7 @@ def _failed(
 async def evaluate(
     tasks: Sequence[SuiteTask],
     strategies: Mapping[str, Mapping[str, Any]],
-    base: Mapping[str, Any],
+    base: Config,
     *,
     out: Path,
     jobs: int = 1,
@@ -149,7 +149,7 @@ async def evaluate(
 
 
 @dataclass
-class Row:
+class StrategyRow:
     strategy: str
     solved: int
     tasks: int
@@ -160,11 +160,11 @@ class Row:
     seconds: float
 
 
-def summarize(results: Sequence[TaskResult]) -> list[Row]:
+def by_strategy(results: Sequence[TaskResult]) -> list[StrategyRow]:
     """One row per strategy, in the order they were run."""
-    rows: dict[str, Row] = {}
+    rows: dict[str, StrategyRow] = {}
     for r in results:
-        row = rows.setdefault(r.strategy, Row(r.strategy, 0, 0, 0, 0, 0, 0.0, 0.0))
+        row = rows.setdefault(r.strategy, StrategyRow(r.strategy, 0, 0, 0, 0, 0, 0.0, 0.0))
         row.solved += r.solved
         row.tasks += 1
         row.worker_calls += r.worker_calls

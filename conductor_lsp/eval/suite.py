@@ -9,17 +9,15 @@ benchmark workers. ``task.toml`` is never copied into the workspace a model sees
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..fix.checkpoint import GIT_IDENTITY
+from ..repo import init_repository
 
 TASK_FILE = "task.toml"
 KINDS = ("bugfix", "implement")
@@ -91,11 +89,5 @@ def prepare(task: SuiteTask, into: Path) -> Path:
     shutil.copytree(
         task.path, repo, ignore=shutil.ignore_patterns(TASK_FILE, "__pycache__", ".pytest_cache")
     )
-    env = {**os.environ, **GIT_IDENTITY}
-    for argv in (
-        ["git", "init", "-q"],
-        ["git", "add", "-A"],
-        ["git", "commit", "-q", "-m", "task", "--no-gpg-sign"],
-    ):
-        subprocess.run(argv, cwd=repo, check=True, env=env, capture_output=True, timeout=60)
+    init_repository(repo)
     return repo

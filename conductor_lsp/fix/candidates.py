@@ -85,10 +85,12 @@ class Candidate:
 
 @dataclass
 class Attempt:
-    """One job of a round: a plan and its run; ``by`` as for ``Candidate``."""
+    """One job of a round: a plan and its run; ``by`` as for ``Candidate``; ``brief``, the
+    task as its conductor saw it."""
 
     by: str
     job: JobResult
+    brief: str = ""
 
 
 @dataclass
@@ -152,10 +154,13 @@ def _candidate_lines(c: Candidate, named: bool) -> list[str]:
 
 
 def leaf_records(candidates: Sequence[Candidate]) -> list[dict[str, object]]:
-    """Each leaf's own verdict, for the episode (training needs every one)."""
+    """Each judged leaf's own verdict, for the episode (training needs every one; a leaf
+    stopped before it was judged says nothing, so it is left out)."""
     out: list[dict[str, object]] = []
     for c in candidates:
-        v = c.verdict or Verdict()
+        v = c.verdict
+        if v is None:  # never judged: another candidate was green first
+            continue
         out.append(
             {
                 "step": c.step.index,

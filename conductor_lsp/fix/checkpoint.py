@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CheckpointError
+from ..repo import GIT_IDENTITY
 from ..runtime.state import STATE_DIR
 
 REF_PREFIX = "refs/conductor/checkpoints/"
@@ -43,12 +44,6 @@ JOB_END = "after fix"
 #: A verified fix the job could not write (the user changed its files meanwhile, or cancel).
 JOB_KEPT = "verified fix, not written"
 BEFORE_UNDO = "before undo"
-GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "conductor-lsp",
-    "GIT_AUTHOR_EMAIL": "conductor-lsp@localhost",
-    "GIT_COMMITTER_NAME": "conductor-lsp",
-    "GIT_COMMITTER_EMAIL": "conductor-lsp@localhost",
-}
 
 
 @dataclass(frozen=True)

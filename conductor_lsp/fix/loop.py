@@ -31,6 +31,7 @@ from . import checkpoint as cp
 from .candidates import Attempt, Candidate, Round, State, describe, leaf_records
 from .context import context_files
 from .finish import Finisher
+from .online import learn_online
 from .report import FixReport
 from .sandbox import Workbench
 from .stops import Cancelled, Green, OutOfBudget, Stop, Stuck
@@ -110,6 +111,8 @@ class FixLoop:
         await finisher.finish(report, self.best or start, write=report.outcome != "cancelled")
         report.seconds = time.monotonic() - started
         self.on_tests(report.end)
+        if cfg.learn.online:
+            await asyncio.to_thread(learn_online, self.session, report)
         if interrupted:
             raise asyncio.CancelledError
         return report
@@ -209,13 +212,13 @@ class FixLoop:
                 engine_ref=stopper.ref(me),
                 on_leaf=leaf(by, ask),
                 job=self.job_id,
-                round=k,
+                round_index=k,
                 by=by,
             )
             for name, tally in job.tallies.items():
                 report.tallies.setdefault(name, Tally()).merge(tally)
             report.conductor.merge(job.conductor)
-            return Attempt(by, job)
+            return Attempt(by, job, ask.brief())
 
         tasks = [asyncio.create_task(attempt(*p)) for p in plans]
         try:

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import CheckpointError
-from .checkpoint import GIT_IDENTITY, Checkpoint, cache_home, workspace_key
+from ..repo import GIT_IDENTITY
+from .checkpoint import Checkpoint, cache_home, workspace_key
 
 #: Ignored folders the tests may need, linked into every sandbox when the workspace has them.
 ENV_DIRS = (".venv", "venv", "node_modules")

@@ -10,10 +10,51 @@ newer work silently, so it says so and names ``--ref``.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CheckpointError
-from .checkpoint import BEFORE_UNDO, JOB_START, Checkpoint, list_checkpoints, same_state
+from ..runtime.episodes import EpisodeLog
+from .checkpoint import (
+    BEFORE_UNDO,
+    JOB_START,
+    Checkpoint,
+    list_checkpoints,
+    restore,
+    same_state,
+)
+
+
+@dataclass(frozen=True)
+class Undone:
+    restored: Checkpoint
+    #: The state the undo replaced, so the undo itself can be undone.
+    saved: Checkpoint
+
+
+def undo(
+    root: Path,
+    ref: str | None = None,
+    *,
+    job: str = "",
+    episodes: EpisodeLog | None = None,
+) -> Undone:
+    """The one undo of the command line and the editor: bring back the state before the
+    last job (plain), before the job that began at checkpoint ``job`` (under the same rule:
+    never across newer work), or checkpoint ``ref`` (anyway, the current state saved
+    first). The undone job's episodes are marked: its plans did not help."""
+    if job:
+        points = list_checkpoints(root)
+        chosen = next((p for p in points if p.ref == job), None)
+        if chosen is None:
+            raise CheckpointError(f"checkpoint {job} is gone")
+        check_last_job(root, chosen, points)
+    else:
+        chosen = choose(root, ref)
+    saved = restore(root, chosen)
+    if episodes is not None:
+        episodes.undo(chosen.ref)
+    return Undone(chosen, saved)
 
 
 def job_checkpoints(points: list[Checkpoint], start: Checkpoint) -> list[Checkpoint]:

@@ -1,6 +1,6 @@
 """Learning from use: the reward of an episode, summaries, and training the conductor."""
 
 from .reward import Weights, reward, success
-from .summary import ShapeRow, shape, summarize
+from .summary import ShapeRow, by_shape, shape
 
-__all__ = ["ShapeRow", "Weights", "reward", "shape", "success", "summarize"]
+__all__ = ["ShapeRow", "Weights", "by_shape", "reward", "shape", "success"]

@@ -48,7 +48,7 @@ class TrainOptions:
 
 
 @dataclass
-class Row:
+class TaskPool:
     task: SuiteTask
     pool: Pool
 
@@ -87,7 +87,7 @@ class Score:
         return self.steps / self.valid if self.valid else 0.0
 
 
-def split(
+def held_out_split(
     items: Sequence[Any], fraction: float, seed: int, key: Callable[[Any], str]
 ) -> tuple[list[Any], list[Any]]:
     """Train and held-out parts, stratified by ``key`` (task kind, say), reproducibly."""
@@ -109,7 +109,7 @@ def split(
 class Prompts:
     """The conductor's prompt for each row, and the way back from a prompt to its row."""
 
-    def __init__(self, rows: Sequence[Row], rollouts: Rollouts) -> None:
+    def __init__(self, rows: Sequence[TaskPool], rollouts: Rollouts) -> None:
         self.rows = list(rows)
         self.rollouts = rollouts
         self.messages: list[list[dict[str, str]]] = []
@@ -178,8 +178,8 @@ def score(
 
 def train_grpo(
     model_path: str,
-    train_rows: Sequence[Row],
-    held_rows: Sequence[Row],
+    train_rows: Sequence[TaskPool],
+    held_rows: Sequence[TaskPool],
     rollouts: Rollouts,
     options: TrainOptions,
     out: Path,
@@ -191,7 +191,7 @@ def train_grpo(
     import torch
     from datasets import Dataset
 
-    from ..workers.local_model import load_pretrained
+    from ..local_models import load_pretrained
     from .progress import TrainingProgress, save_outputs
 
     torch.manual_seed(options.seed)

@@ -13,9 +13,9 @@ baseline had to stand in for it). Weights come from ``[learn]``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..config.schema import LearnConfig
+from ..runtime.records import Episode, Outcome
 
 
 @dataclass(frozen=True)
@@ -29,29 +29,24 @@ class Weights:
         return cls(learn.cost_weight, learn.seconds_weight, learn.format_penalty)
 
 
-def success(outcome: dict[str, Any] | None, undone: bool = False) -> float:
+def success(outcome: Outcome | None, undone: bool = False) -> float:
     """1 for green, else the share of the failing tests fixed; 0 if anything broke."""
     if outcome is None or undone:
         return 0.0
-    if outcome.get("green"):
+    if outcome.green:
         return 1.0
-    before, after, broke = (
-        outcome.get("failing_before"),
-        outcome.get("failing_after"),
-        outcome.get("broke"),
-    )
-    if not before or after is None or broke:
+    before, after = outcome.failing_before, outcome.failing_after
+    if not before or after is None or outcome.broke:
         return 0.0
     return len(set(before) - set(after)) / len(set(before))
 
 
-def reward(episode: dict[str, Any], weights: Weights | None = None) -> float:
+def reward(episode: Episode, weights: Weights | None = None) -> float:
     """The reward of one joined episode (see ``runtime.episodes.read_episodes``)."""
     weights = weights or Weights()
-    result = episode.get("result") or {}
-    value = success(episode.get("outcome"), bool(episode.get("undone")))
-    value -= weights.cost * float(result.get("cost") or 0.0)
-    value -= weights.seconds * float(result.get("seconds") or 0.0)
-    if episode.get("fallback") and (episode.get("plan") or {}).get("conductor"):
+    value = success(episode.outcome, episode.undone)
+    value -= weights.cost * episode.cost
+    value -= weights.seconds * episode.seconds
+    if episode.fallback and episode.asked_model:
         value -= weights.format_penalty  # a model was asked, and its answer was no plan
     return value

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.parse import parse_for_workers
-from ..config.load import layered, load_config
 from ..config.schema import Config
+from ..configure.load import derive
 from ..edits.workspace import apply_output_to_disk
 from ..errors import ConductorError, PlanError
 from ..eval.suite import SuiteTask, prepare
@@ -27,6 +27,7 @@ from ..fix.guard import test_guard
 from ..protocols import WorkerInfo
 from ..runtime.budget import Meter
 from ..runtime.episodes import failing_ids
+from ..runtime.records import Episode, Outcome
 from ..runtime.session import Session
 from ..task import Task
 from ..testrun import TestRun, run_tests
@@ -66,7 +67,9 @@ class Start:
 class Rollouts:
     """Runs rollouts for tasks and pools, with a shared base configuration."""
 
-    base: Mapping[str, Any]
+    #: The configuration rollouts start from (None: the built-in defaults); each rollout
+    #: replaces its workers by the pool's.
+    base: Config | None
     weights: Weights
     max_steps: int = 5
     concurrency: int = 2
@@ -74,19 +77,14 @@ class Rollouts:
     _lock: asyncio.Lock | None = None
 
     def config(self, repo: Path, task: SuiteTask, pool: Pool) -> Config:
-        return load_config(
-            repo,
-            overrides=layered(
-                self.base,
-                {
-                    "workers": {n: dict(w) for n, w in pool.workers.items()},
-                    "conductor": {"backend": "static", "max_steps": self.max_steps},
-                    "test": {"command": task.test_command()},
-                    "trace": {"enabled": False},
-                    "learn": {"record": False},
-                },
-            ),
-        )
+        layer = {
+            "workers": {n: dict(w) for n, w in pool.workers.items()},
+            "conductor": {"backend": "static", "max_steps": self.max_steps},
+            "test": {"command": task.test_command()},
+            "trace": {"enabled": False},
+            "learn": {"record": False},
+        }
+        return derive(self.base, layer, root=repo)
 
     def infos(self, task: SuiteTask, pool: Pool) -> list[WorkerInfo]:
         """What the conductor is told about ``pool`` (workers are not contacted)."""
@@ -150,13 +148,13 @@ class Rollouts:
                 break
         was, now = failing_ids(start.run), failing_ids(after)
         green = bool(after is not None and after.passed)
-        outcome = {
-            "green": green,
-            "failing_before": was,
-            "failing_after": now,
-            "broke": None if was is None or now is None else sorted(set(now) - set(was)),
-        }
-        episode = {"outcome": outcome, "result": {"cost": job.cost, "seconds": job.seconds}}
+        outcome = Outcome(
+            _tuple(was),
+            _tuple(now),
+            None if was is None or now is None else tuple(sorted(set(now) - set(was))),
+            green=green,
+        )
+        episode = Episode("rollout", outcome=outcome, cost=job.cost, seconds=job.seconds)
         value = reward(episode, self.weights)
         return Rollout(
             value,
@@ -180,3 +178,7 @@ class Rollouts:
                     return Rollout(0.0, True, error=str(e))
 
         return list(await asyncio.gather(*(one(*item) for item in items)))
+
+
+def _tuple(ids: list[str] | None) -> tuple[str, ...] | None:
+    return None if ids is None else tuple(ids)

@@ -17,62 +17,58 @@ from typing import Any
 
 from ..conductor.grammar import render_lists
 from ..conductor.prompt import prompt_for
-from ..protocols import WorkerInfo
+from ..runtime.records import Episode
 from .grpo import TrainOptions, _import_training, lora, quiet
 from .reward import Weights, reward
 
 
-def _is_conductor(e: dict[str, Any]) -> bool:
-    plan = e.get("plan") or {}
-    return bool(plan.get("conductor")) and not e.get("fallback") and bool(plan.get("steps"))
+def _is_conductor(e: Episode) -> bool:
+    return e.asked_model and not e.fallback and bool(e.steps)
 
 
 def _baselines(
-    episodes: Sequence[dict[str, Any]], weights: Weights
-) -> tuple[dict[Any, float], dict[str, list[float]]]:
-    by_round: dict[Any, float] = {}
+    episodes: Sequence[Episode], weights: Weights
+) -> tuple[dict[tuple[str, int], float], dict[str, list[float]]]:
+    by_round: dict[tuple[str, int], float] = {}
     by_task: dict[str, list[float]] = {}
     for e in episodes:
-        if _is_conductor(e) or e.get("outcome") is None:
+        if _is_conductor(e) or e.outcome is None:
             continue
         value = reward(e, weights)
-        if e.get("by") == "baseline":
-            by_round[(e.get("job"), e.get("round"))] = value
-        by_task.setdefault(str((e.get("inputs") or {}).get("task")), []).append(value)
+        if e.by == "baseline":
+            by_round[(e.job, e.round)] = value
+        by_task.setdefault(e.task, []).append(value)
     return by_round, by_task
 
 
 def accepted(
-    episodes: Sequence[dict[str, Any]], weights: Weights
-) -> list[tuple[dict[str, Any], float, float | None]]:
+    episodes: Sequence[Episode], weights: Weights
+) -> list[tuple[Episode, float, float | None]]:
     """(episode, its reward, the baseline's reward or None) for the plans worth learning."""
     by_round, by_task = _baselines(episodes, weights)
     out = []
     for e in episodes:
-        if not _is_conductor(e) or e.get("outcome") is None or e.get("undone"):
+        if not _is_conductor(e) or e.outcome is None or e.undone:
             continue
         value = reward(e, weights)
-        base = by_round.get((e.get("job"), e.get("round")))
+        base = by_round.get((e.job, e.round))
         if base is None:
-            same = by_task.get(str((e.get("inputs") or {}).get("task")))
+            same = by_task.get(e.task)
             base = sum(same) / len(same) if same else None
-        good = value > base if base is not None else bool((e.get("outcome") or {}).get("green"))
+        good = value > base if base is not None else e.outcome.green
         if good:
             out.append((e, value, base))
     return out
 
 
-def example(e: dict[str, Any]) -> dict[str, Any]:
+def example(e: Episode) -> dict[str, Any]:
     """The prompt the episode's conductor saw, and its plan in the grammar's form."""
-    inputs = e["inputs"]
-    workers = [WorkerInfo(**w) for w in inputs["workers"]]
-    names = [w.name for w in workers]
-    prompt = prompt_for(inputs["task"], workers, int(inputs.get("max_steps", 5)))
-    steps = e["plan"]["steps"]
+    names = [w.name for w in e.workers]
+    prompt = prompt_for(e.task, e.workers, e.max_steps)
     text = render_lists(
-        [names.index(s["worker"]) for s in steps],
-        [s["subtask"] for s in steps],
-        [s["access"] for s in steps],
+        [names.index(s.worker) for s in e.steps],
+        [s.subtask for s in e.steps],
+        [s.access if s.access == "all" else list(s.access) for s in e.steps],
     )
     return {
         "prompt": [
@@ -85,7 +81,7 @@ def example(e: dict[str, Any]) -> dict[str, Any]:
 
 def train_from_episodes(
     model_path: str,
-    episodes: Sequence[dict[str, Any]],
+    episodes: Sequence[Episode],
     out: Path,
     options: TrainOptions,
     weights: Weights,
@@ -96,7 +92,7 @@ def train_from_episodes(
     import torch
     from datasets import Dataset
 
-    from ..workers.local_model import load_pretrained
+    from ..local_models import load_pretrained
     from .progress import save_outputs
 
     chosen = accepted(episodes, weights)

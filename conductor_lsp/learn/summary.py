@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..runtime.records import Episode
 from .reward import Weights, reward
 
 
-def shape(episode: dict[str, Any]) -> str:
+def shape(episode: Episode) -> str:
     """A plan's shape: where it came from and the workers of its steps, in order."""
-    plan = episode.get("plan") or {}
-    source = str(plan.get("source", "?"))
-    kind = "fallback" if "fallback" in source else source.split(" ")[0]
-    workers = " > ".join(str(s.get("worker")) for s in plan.get("steps") or [])
-    return f"{kind}: {workers or '(none)'}"
+    return episode.shape
 
 
 @dataclass
@@ -36,19 +32,18 @@ class ShapeRow:
         return self.cost / self.green if self.green else None
 
 
-def summarize(episodes: Sequence[dict[str, Any]], weights: Weights | None = None) -> list[ShapeRow]:
+def by_shape(episodes: Sequence[Episode], weights: Weights | None = None) -> list[ShapeRow]:
     """One row per plan shape, most used first, and a total row last."""
     weights = weights or Weights()
     rows: dict[str, ShapeRow] = {}
     total = ShapeRow("all")
     for e in episodes:
-        row = rows.setdefault(shape(e), ShapeRow(shape(e)))
+        row = rows.setdefault(e.shape, ShapeRow(e.shape))
         for r in (row, total):
             r.episodes += 1
-            outcome = e.get("outcome")
-            r.tested += outcome is not None and outcome.get("failing_after") is not None
-            r.green += bool(outcome and outcome.get("green") and not e.get("undone"))
-            r.cost += float((e.get("result") or {}).get("cost") or 0.0)
+            r.tested += e.outcome is not None and e.outcome.tested
+            r.green += e.green
+            r.cost += e.cost
             r.reward += reward(e, weights)
     ordered = sorted(rows.values(), key=lambda r: (-r.episodes, r.shape))
     return [*ordered, total]

@@ -13,60 +13,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from pathlib import PurePosixPath
 
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan
-from ..protocols import Part, WorkerRequest, WorkerResponse
+from ..protocols import WorkerResponse
 from ..task import Task
 from ..testrun import clip
 from ..usage import Tally
 from ..workers.pool import WorkerPool
 from .budget import Meter
 from .events import EventSink, JobDone, PlanReady, StepFinished, StepStarted, ignore
+from .requests import build_request, repeats
 from .results import JobResult, Outcome, StepResult
 from .trace import Trace
-
-SYSTEM = (
-    "You are one worker in a team of coding models directed by a conductor. Do exactly your "
-    "subtask, using the task, the files and the earlier steps you are shown. {how}"
-    "Never invent file contents you were not shown{read_only}."
-)
-WHOLE = (
-    "To change a file, write its path on one line and then the complete new file in a "
-    "fenced code block, for example:\n\n{path}\n```{lang}\n...the whole new file...\n```\n\n"
-)
-BLOCKS = (
-    "To change a file, write SEARCH/REPLACE blocks with the file's path on the line before "
-    "each, for example:\n\n{path}\n<<<<<<< SEARCH\nexact lines from the file\n=======\n"
-    "the new lines\n>>>>>>> REPLACE\n\nSEARCH must copy existing lines exactly; keep it "
-    "short and unique. "
-)
-#: Files up to this many lines are answered whole: small models write whole files far more
-#: reliably than SEARCH/REPLACE blocks (measured in bench/fix_quality.py's README notes).
-WHOLE_FILE_LINES = 150
-_LANGS = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust"}
-
-
-def system_prompt(task: Task) -> str:
-    """The workers' instructions. The example names a real file of the task (small models
-    copy an example path literally); small files are asked for whole, big ones as blocks."""
-    editable = [f for f in task.files if f.editable]
-    path = editable[0].path if editable else "the file's path"
-    small = all(f.text.count("\n") <= WHOLE_FILE_LINES for f in editable)
-    lang = _LANGS.get(PurePosixPath(path).suffix, "")
-    how = (WHOLE if small else BLOCKS).format(path=path, lang=lang)
-    some_read_only = len(editable) < len(task.files)
-    read_only = ", and do not change files marked read only" if some_read_only else ""
-    return SYSTEM.format(how=how, read_only=read_only)
-
-
-ROLE_HINT = {
-    "analysis": "Analyse; do not write the final code.",
-    "generation": "Produce the code change.",
-    "debugging": "Check the work so far against the task and tests; output the corrected change.",
-}
-
 
 #: How much of a conductor's raw answer a trace keeps: its head and its tail.
 RAW_KEEP = 4_000
@@ -79,43 +38,6 @@ def plan_record(plan: Plan) -> dict[str, object]:
     if plan.error:
         record["error"] = plan.error
     return record
-
-
-def repeats(plan: Plan) -> frozenset[int]:
-    """Steps that ask exactly what an earlier step asks (worker, subtask, access)."""
-    seen: set[tuple[object, ...]] = set()
-    out = set()
-    for i, s in enumerate(plan.steps):
-        key = (s.worker, s.subtask, s.access if s.access == "all" else tuple(s.access), s.role)
-        if key in seen:
-            out.add(i)
-        seen.add(key)
-    return frozenset(out)
-
-
-def build_request(
-    task: Task,
-    plan: Plan,
-    index: int,
-    results: list[StepResult],
-    temperature: float | None = None,
-) -> WorkerRequest:
-    """Stable content first (system, task), then visible history, then the subtask."""
-    step = plan.steps[index]
-    parts = [Part(task.render(), stable=True)]
-    for j in step.dependencies(index):
-        r = results[j]
-        prev = plan.steps[j]
-        parts.append(
-            Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
-        )
-    parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
-    return WorkerRequest(
-        system=system_prompt(task),
-        parts=tuple(parts),
-        subtask=step.subtask,
-        temperature=temperature,
-    )
 
 
 class Engine:

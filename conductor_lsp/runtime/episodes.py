@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from ..protocols import WorkerInfo
+from ..secrets import Secret
 from ..task import Task
 from ..testrun import TestRun, clip
-from ..workers.keys import Secret
+from .records import SCHEMA_VERSION, Episode, EpisodeFormatError
 from .results import JobResult
 from .state import ensure_ignored
 from .trace import redact
 
-SCHEMA_VERSION = 1
 RAW_KEEP = 4_000
 _LOCKS: dict[Path, threading.Lock] = {}
 
@@ -80,7 +80,7 @@ class EpisodeLog:
         result: JobResult,
         *,
         job: str = "",
-        round: int = 0,
+        round_index: int = 0,
         by: str = "",
     ) -> str:
         """Record one job's plan and steps; returns the episode id ('' when not recording)."""
@@ -95,7 +95,7 @@ class EpisodeLog:
                 "id": episode_id,
                 "time": time.time(),
                 "job": job,
-                "round": round,
+                "round": round_index,
                 "by": by,
                 "conductor": conductor,
                 "inputs": {
@@ -112,7 +112,7 @@ class EpisodeLog:
                         "role": r.step.role,
                         "usage": r.usage.to_json(),
                         "cost": r.cost,
-                        "seconds": round_(r.elapsed),
+                        "seconds": round(r.elapsed, 3),
                         "error": r.error,
                         "skipped": r.skipped,
                     }
@@ -122,7 +122,7 @@ class EpisodeLog:
                     "outcome": result.outcome,
                     "reason": result.reason,
                     "cost": result.cost,
-                    "seconds": round_(result.seconds),
+                    "seconds": round(result.seconds, 3),
                 },
             }
         )
@@ -164,13 +164,11 @@ class EpisodeLog:
             self._write({"type": "undo", "job": job, "time": time.time()})
 
 
-def round_(seconds: float) -> float:
-    return round(seconds, 3)
-
-
-def read_episodes(path: Path) -> list[dict[str, Any]]:
-    """Episodes with their outcome and ``undone`` joined in; damaged lines are skipped."""
-    episodes: dict[str, dict[str, Any]] = {}
+def read_episodes(path: Path, skipped: list[str] | None = None) -> list[Episode]:
+    """Episodes with their outcome and ``undone`` joined in, typed. Damaged lines and
+    records of an unknown schema version are skipped; ``skipped`` receives why."""
+    records: dict[str, dict[str, Any]] = {}
+    outcomes: dict[str, dict[str, Any]] = {}
     undone: set[str] = set()
     if not path.is_file():
         return []
@@ -183,12 +181,17 @@ def read_episodes(path: Path) -> list[dict[str, Any]]:
             continue
         kind = record.get("type")
         if kind == "episode" and isinstance(record.get("id"), str):
-            episodes[record["id"]] = {**record, "outcome": None}
-        elif kind == "outcome" and record.get("id") in episodes:
-            episodes[record["id"]]["outcome"] = record
+            records[record["id"]] = record
+        elif kind == "outcome" and record.get("id") in records:
+            outcomes[record["id"]] = record
         elif kind == "undo" and isinstance(record.get("job"), str):
             undone.add(record["job"])
-    out = list(episodes.values())
-    for e in out:
-        e["undone"] = bool(e.get("job")) and e["job"] in undone
+    out = []
+    for key, record in records.items():
+        job = record.get("job")
+        try:
+            out.append(Episode.from_json(record, outcomes.get(key), bool(job) and job in undone))
+        except EpisodeFormatError as e:
+            if skipped is not None:
+                skipped.append(str(e))
     return out

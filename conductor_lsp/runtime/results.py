@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..plan import Plan, Step
+from ..protocols import WorkerInfo
 from ..usage import Tally, Usage
 
 Outcome = Literal["done", "budget", "cancelled", "failed"]
@@ -42,6 +43,8 @@ class JobResult:
     trace_path: str = ""
     #: The id of this job's episode record ('' when not recording).
     episode: str = ""
+    #: The pool as the conductor was told of it (what a routing policy learns against).
+    workers: tuple[WorkerInfo, ...] = ()
 
     @property
     def output(self) -> str:

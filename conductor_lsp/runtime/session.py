@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..conductor.policy import Policy, steer
 from ..conductor.registry import make_conductor
 from ..conductor.static import static_plan
 from ..config.schema import Config
@@ -54,6 +55,17 @@ class Session:
     def __post_init__(self) -> None:
         self.pool = WorkerPool(self.config)
         self.conductor = make_conductor(self.config.conductor, self.config.search)
+        self.policy_path = (
+            self.config.root / self.config.conductor.policy
+            if self.config.conductor.policy
+            else None
+        )
+        #: None until a policy exists (cold start: today's behaviour, exactly).
+        self.policy = (
+            Policy.load(self.policy_path)
+            if self.policy_path is not None and self.policy_path.is_file()
+            else None
+        )
         learn = self.config.learn
         path = self.config.root / learn.episodes if learn.record else None
         self.episodes = EpisodeLog(path, self.pool.secrets(), self.config.root)
@@ -75,14 +87,24 @@ class Session:
         meter = meter or Meter(self.config.budget)
         meter.check()
         infos = infos if infos is not None else self.infos(task, meter)
+        max_steps = self.config.conductor.max_steps
+        if self.policy is not None and not self.conductor.asks_model:
+            left = meter.limits.max_cost - meter.cost
+            return self.policy.plan(
+                task.brief(), infos, max_steps, later=bool(task.previous), budget=left
+            )
+        if self.policy is not None:
+            task = dataclasses.replace(task, hints=self.policy.figures(task.brief(), infos))
         try:
             async with asyncio.timeout(meter.seconds_left()):
-                plan = await make_plan(self.conductor, task, infos, self.config.conductor.max_steps)
+                plan = await make_plan(self.conductor, task, infos, max_steps)
         except TimeoutError:
             raise BudgetExceeded(meter.time_spent()) from None
         if plan.call is not None:
             meter.calls += 1
             meter.cost += plan.call.cost
+        if self.policy is not None and self.config.conductor.policy_steer and not plan.error:
+            plan = steer(plan, self.policy, task.brief(), infos)
         return plan
 
     async def run(
@@ -95,11 +117,11 @@ class Session:
         engine_ref: list[Engine] | None = None,
         on_leaf: Callable[[StepResult], None] | None = None,
         job: str = "",
-        round: int = 0,
+        round_index: int = 0,
         by: str = "",
     ) -> JobResult:
         """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel,
-        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round`` and ``by`` go
+        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round_index`` and ``by`` go
         into the episode record (which job, which round, conductor or baseline)."""
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
@@ -122,6 +144,7 @@ class Session:
             if engine_ref is not None:
                 engine_ref.append(engine)
             result = await engine.run(plan, task, started=started, on_leaf=on_leaf)
+            result.workers = tuple(infos)
             result.episode = self.episodes.episode(
                 task,
                 infos,
@@ -129,7 +152,7 @@ class Session:
                 self.conductor.name,
                 result,
                 job=job,
-                round=round,
+                round_index=round_index,
                 by=by,
             )
             return result

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from ..workers.keys import REDACTED, Secret, scrub
+from ..secrets import REDACTED, Secret, scrub
 from .state import ensure_ignored
 
 _SECRET_FIELDS = re.compile(r"(authorization|api[-_]?key|x-goog-api-key|token|secret)", re.I)

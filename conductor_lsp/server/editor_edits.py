@@ -200,7 +200,7 @@ async def send_texts(
     return applied
 
 
-async def apply_output(
+async def apply_in_editor(
     ls: LanguageServer,
     root: Path,
     output: str,

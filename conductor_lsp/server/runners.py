@@ -9,16 +9,14 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..edits.paths import check_path
 from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
-from ..fix import checkpoint as cp
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..fix.undo import check_last_job
-from ..task import FileContext, Task
+from ..fix.undo import undo
+from ..task import FileContext, Task, file_context
 from ..testrun import TestRun
 from .app import ConductorServer
-from .editor_edits import apply_output, open_documents, replace_buffers
+from .editor_edits import apply_in_editor, open_documents, replace_buffers
 from .jobs import Progress, ServerJob
 from .positions import offset_at
 from .report import job_report
@@ -54,14 +52,11 @@ async def edit_job(
     doc = ls.workspace.get_text_document(uri)
     root = config.root
     try:
-        path = Path(doc.path).resolve()
-        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
-        if not rel:
-            raise EditError(f"{doc.path} is outside the workspace {root}")
-        check_path(root, rel, config.edits.all_deny())
-    except (EditError, ValueError) as e:
+        context = file_context(root, doc.path, config.edits.all_deny(), text=doc.source)
+    except EditError as e:
         finish(ls, job, "refused", str(e), error=True)
         return
+    rel = context.path
     text = doc.source
     selection = None
     if rng is not None:
@@ -97,7 +92,7 @@ async def edit_job(
         )
         return
     job.progress.report("applying edits", 97)
-    applied = await apply_output(
+    applied = await apply_in_editor(
         ls,
         root,
         result.output,
@@ -250,21 +245,16 @@ async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None
         return
     if target.checkpoint_ref:
         config, _ = ls.current_config()
-        all_points = await asyncio.to_thread(cp.list_checkpoints, config.root)
-        points = [p for p in all_points if p.ref == target.checkpoint_ref]
-        if not points:
-            finish(ls, job, "failed", f"checkpoint {target.checkpoint_ref} is gone", error=True)
-            return
+        before = {p: d.source for p, d in open_documents(ls).items()}
         try:  # the same rule as the command line: never drop work done since the job
-            await asyncio.to_thread(check_last_job, config.root, points[0], all_points)
+            done = await asyncio.to_thread(
+                undo, config.root, job=target.checkpoint_ref, episodes=ls.session().episodes
+            )
         except ConductorError as e:
             finish(ls, job, "failed", str(e), error=True)
             return
-        before = {p: d.source for p, d in open_documents(ls).items()}
-        await asyncio.to_thread(cp.restore, config.root, points[0])
         await sync_buffers(ls, before, job.title)
-        ls.session().episodes.undo(target.checkpoint_ref)
-        finish(ls, job, "done", f"restored {points[0].ref}")
+        finish(ls, job, "done", f"restored {done.restored.ref}")
         return
     docs = {d.uri: d for d in open_documents(ls).values()}
     changed = [

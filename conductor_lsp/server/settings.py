@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config.load import layered, load_config
 from ..config.schema import SECTIONS, Config
+from ..configure.load import layered, load_config
 from ..errors import ConfigError
 
 SERVER_KEYS = ("preview", "logFile", "configFile")
@@ -29,7 +29,7 @@ class ServerSettings:
     config_file: str = ""
 
 
-def split(data: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_settings(data: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(config keys, server keys) of one settings object; bad shapes are ConfigError."""
     if data is None or data == []:  # an empty Lua table arrives as a JSON list
         return {}, {}
@@ -54,7 +54,7 @@ class SettingsStack:
         self.layers: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
 
     def set_layer(self, name: str, data: Any) -> None:
-        config, server = split(data, name)
+        config, server = split_settings(data, name)
         self.layers = [layer for layer in self.layers if layer[0] != name]
         self.layers.append((name, config, server))
 

@@ -32,9 +32,10 @@ from ..errors import (
     WorkerTimeout,
     WorkerTransportError,
 )
-from ..protocols import Check, Limits, WorkerContext, WorkerRequest, WorkerResponse
+from ..limits import Limits
+from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
+from ..secrets import Secret, resolve_key, scrub
 from ..usage import Usage
-from .keys import Secret, resolve_key, scrub
 from .registry import ProviderDefaults
 from .sse import iter_sse
 

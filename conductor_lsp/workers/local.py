@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
+from ..local_models import LocalModel, local_models_available
+from ..options import build
 from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
 from ..usage import Usage
-from .local_model import LocalModel, local_models_available
 from .registry import ProviderDefaults
+
+
+@dataclass
+class LocalOptions:
+    device: str = "auto"
+    """auto, cpu, cuda or mps."""
 
 
 class LocalWorker(ProviderDefaults):
     default_description: ClassVar[str] = "a model in this process"
+    Options = LocalOptions
 
     def __init__(
         self, name: str, config: WorkerConfig, context: WorkerContext | None = None
@@ -24,6 +33,7 @@ class LocalWorker(ProviderDefaults):
             raise ConfigError(f"workers.{name}.model must name a GGUF file or model directory")
         self.name = name
         self.config = config
+        self.options = build(LocalOptions, config.options, f"workers.{name}", "provider local")
         self._stop = threading.Event()
 
     @classmethod
@@ -33,7 +43,7 @@ class LocalWorker(ProviderDefaults):
         return ("ok" if ok else "no"), f"local: {detail}"
 
     def _run(self, request: WorkerRequest) -> WorkerResponse:
-        model = LocalModel.get(self.config.model, self.config.device)
+        model = LocalModel.get(self.config.model, self.options.device)
         ids, prefix = model.encode_chat(request.system, request.prompt_text())
         g = model.generate(
             ids,

@@ -6,10 +6,11 @@ import math
 
 from ..config.schema import Config
 from ..errors import ConfigError
-from ..protocols import Limits, Worker, WorkerContext, WorkerInfo
+from ..limits import Limits
+from ..protocols import Worker, WorkerContext, WorkerInfo
+from ..secrets import Secret
 from ..task import Task
 from ..usage import Usage
-from .keys import Secret
 from .registry import provider_class
 
 

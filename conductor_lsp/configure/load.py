@@ -7,61 +7,24 @@ command-line flags. Unknown keys and wrong types are errors naming the key.
 
 from __future__ import annotations
 
-import ast
+import copy
 import dataclasses
-import inspect
-import itertools
 import os
-import textwrap
 import tomllib
 import typing
 from pathlib import Path
 from typing import Any
 
+from ..conductor.policy import Policy
 from ..conductor.registry import AUTO, BACKENDS
+from ..config.schema import SECTIONS, Config, WorkerConfig
 from ..errors import ConfigError
-from ..workers.local_model import check_adapter
+from ..options import check_extra, field_docs, fill, own_options
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
-from .schema import SECTIONS, Config, WorkerConfig
 
 #: The most steps a plan may be configured to have.
 MAX_STEPS_LIMIT = 20
-
-
-def _check(value: Any, hint: Any, key: str) -> Any:
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    elif hint is str:
-        if isinstance(value, str):
-            return value
-    elif hint == list[str]:
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return list(value)
-        raise ConfigError(f"{key} must be a list of strings, got {value!r}")
-    else:  # pragma: no cover - only the types above are used
-        raise ConfigError(f"{key}: unsupported type {hint}")
-    name = getattr(hint, "__name__", str(hint))
-    raise ConfigError(f"{key} must be {name}, got {type(value).__name__} {value!r}")
-
-
-def _update(obj: Any, data: Any, prefix: str) -> None:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{prefix} must be a table, got {type(data).__name__}")
-    hints = typing.get_type_hints(type(obj))
-    names = {f.name for f in dataclasses.fields(obj)}
-    for key, value in data.items():
-        if key not in names:
-            known = ", ".join(sorted(names))
-            raise ConfigError(f"unknown key {prefix}.{key} (known: {known})")
-        setattr(obj, key, _check(value, hints[key], f"{prefix}.{key}"))
 
 
 def layered(base: typing.Mapping[str, Any], *more: typing.Mapping[str, Any]) -> dict[str, Any]:
@@ -81,14 +44,16 @@ def merge(cfg: Config, data: dict[str, Any], source: str) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: settings must be a table")
     for key, value in data.items():
-        if key in SECTIONS:
-            _update(getattr(cfg, key), value, key)
+        if key == "conductor":  # keys beyond the common ones are the backend's own
+            fill(cfg.conductor, value, key, rest=cfg.conductor.options)
+        elif key in SECTIONS:
+            fill(getattr(cfg, key), value, key)
         elif key == "workers":
             if not isinstance(value, dict):
                 raise ConfigError("workers must be a table of [workers.NAME] tables")
             for name, wdata in value.items():
                 worker = cfg.workers.get(name) or WorkerConfig()
-                _update(worker, wdata, f"workers.{name}")
+                fill(worker, wdata, f"workers.{name}", rest=worker.options)
                 cfg.workers[name] = worker
         else:
             raise ConfigError(
@@ -105,13 +70,11 @@ def validate(cfg: Config) -> None:
             f"conductor.backend must be one of {', '.join((AUTO, *BACKENDS.names()))}, "
             f"got {cfg.conductor.backend!r}"
         )
-    if cfg.conductor.adapter:
-        if cfg.conductor.backend != "transformers":
-            raise ConfigError(
-                'conductor.adapter works with backend = "transformers" (for mlx, point '
-                "conductor.model at the merged folder that train writes)"
-            )
-        check_adapter(cfg.conductor.adapter)
+    backend = cfg.conductor.backend
+    check_extra(BACKENDS.get(backend), cfg.conductor.options, "conductor", f"backend {backend}")
+    policy = cfg.root / cfg.conductor.policy if cfg.conductor.policy else None
+    if policy is not None and policy.exists():  # absent: a cold start, not an error
+        Policy.load(policy)
     if not 0 < cfg.edits.fuzzy_threshold <= 1:
         raise ConfigError("edits.fuzzy_threshold must be above 0 and at most 1")
     if not 1 <= cfg.conductor.max_steps <= MAX_STEPS_LIMIT:
@@ -122,6 +85,9 @@ def validate(cfg: Config) -> None:
                 f"workers.{name}.provider must be one of {', '.join(PROVIDERS.names())}, "
                 f"got {w.provider!r}"
             )
+        check_extra(
+            PROVIDERS.get(w.provider), w.options, f"workers.{name}", f"provider {w.provider}"
+        )
         if PROVIDERS.get(w.provider).requires_model and not w.model:
             raise ConfigError(f"workers.{name}.model is required for provider {w.provider}")
         if w.concurrency < 1:
@@ -179,50 +145,67 @@ def load_config(
     return cfg
 
 
+def derive(
+    base: Config | None,
+    layer: typing.Mapping[str, Any],
+    *,
+    root: Path,
+    env: typing.Mapping[str, str] | None = None,
+) -> Config:
+    """``base`` (loaded once; None: the built-in defaults) for another workspace ``root`` and
+    with one more layer (a strategy, a task's test command), reading no file again. The
+    layer is checked like any other; a ``workers`` table in it is the whole pool."""
+    cfg = copy.deepcopy(base) if base is not None else Config()
+    cfg.root = root.resolve()
+    if "workers" in layer:
+        cfg.workers = {}
+    merge(cfg, dict(layer), "overrides")
+    apply_defaults(cfg, os.environ if env is None else env)
+    validate(cfg)
+    return cfg
+
+
 def describe_keys() -> list[tuple[str, str, str]]:
-    """(key, default, doc) for every key, so the README table can be checked against code."""
+    """(key, default, doc) for every key, so the README table can be checked against code:
+    the sections', then the keys each built-in backend and provider declares (its
+    ``Options``), once per key with the owners that have it."""
     rows: list[tuple[str, str, str]] = []
-    docs = _attribute_docs()
     for section, cls in [*SECTIONS.items(), ("workers.NAME", WorkerConfig)]:
-        for f in dataclasses.fields(cls):
-            default: object = f.default
-            if f.default is dataclasses.MISSING:
-                default = (
-                    f.default_factory() if f.default_factory is not dataclasses.MISSING else ""
-                )
-            rows.append(
-                (
-                    f"{section}.{f.name}",
-                    repr(default),
-                    " ".join(docs.get((cls, f.name), "").split()),
-                )
-            )
+        rows += _rows(section, cls, field_docs(cls))
+        registry = BACKENDS if section == "conductor" else PROVIDERS
+        if section not in ("conductor", "workers.NAME"):
+            continue
+        owners: dict[str, list[str]] = {}
+        found: dict[str, tuple[str, str, str]] = {}
+        for name in registry.names():
+            own = own_options(registry.get(name))
+            if own is None:
+                continue
+            for row in _rows(section, own, field_docs(own)):
+                found.setdefault(row[0], row)
+                owners.setdefault(row[0], []).append(name)
+        rows += [(k, d, f"{doc} ({', '.join(owners[k])})") for k, d, doc in found.values()]
     return rows
 
 
-def _attribute_docs() -> dict[tuple[type, str], str]:
-    """Each field's docstring, read from the source; inherited fields listed under each section."""
-    out: dict[tuple[type, str], str] = {}
-    for leaf in [*SECTIONS.values(), WorkerConfig]:
-        for cls in reversed([c for c in leaf.__mro__ if dataclasses.is_dataclass(c)]):
-            for name, doc in _field_docs(cls).items():
-                out[(leaf, name)] = doc
+def _rows(section: str, cls: type, docs: dict[str, str]) -> list[tuple[str, str, str]]:
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name == "options":
+            continue
+        default: object = f.default
+        if f.default is dataclasses.MISSING:
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else ""
+        out.append((f"{section}.{f.name}", repr(default), docs.get(f.name, "")))
     return out
 
 
-def _field_docs(cls: type) -> dict[str, str]:
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    out: dict[str, str] = {}
-    for a, b in itertools.pairwise(body):
-        if (
-            isinstance(a, ast.AnnAssign)
-            and isinstance(a.target, ast.Name)
-            and isinstance(b, ast.Expr)
-            and isinstance(b.value, ast.Constant)
-        ):
-            out[a.target.id] = str(b.value.value)
-    return out
-
-
-__all__ = ["describe_keys", "layered", "load_config", "merge", "read_toml", "validate"]
+__all__ = [
+    "derive",
+    "describe_keys",
+    "layered",
+    "load_config",
+    "merge",
+    "read_toml",
+    "validate",
+]

@@ -1,0 +1,89 @@
+"""The routing policy with a real pool, two-fold: fitted on half of the suite's tasks from
+an eval run's verdicts, judged on the other half against static, then the halves swapped.
+
+The data is an earlier `eval` run of the suite with `single:*` (every worker on every task)
+and `search` (every leaf judged): its results JSONL and the episodes file beside it. The
+policy of each fold sees only its training half's episodes; the held-out half runs here,
+`static` and `policy` (the static backend with the fold's policy) side by side.
+
+    python bench/policy_real.py --from-eval /work/fq-35.jsonl --config bench/configs/local_pair.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REPO, table
+
+from conductor_lsp import load_config
+from conductor_lsp.conductor.policy import Policy, stamp
+from conductor_lsp.eval import by_strategy, evaluate, load_suite
+from conductor_lsp.learn.policy_fit import eval_episodes, examples_from, scores
+from conductor_lsp.runtime.episodes import read_episodes
+
+SUITE = REPO / "bench" / "tasks"
+
+
+def main_async(args: argparse.Namespace) -> None:
+    tasks = load_suite(Path(args.suite))
+    episodes = read_episodes(eval_episodes(Path(args.from_eval)))
+    folds = [tasks[0::2], tasks[1::2]]
+    base = load_config(Path.cwd(), Path(args.config))
+    rows = []
+    learned = []
+    for k, held in enumerate(folds):
+        train = [t for t in tasks if t not in held]
+        mine = [e for e in episodes if any(t.instruction in e.task for t in train)]
+        policy = Policy(target=args.target)
+        examples = examples_from(mine, policy)
+        started = time.monotonic()
+        policy.fit(examples)
+        fitted = time.monotonic() - started
+        held_examples = examples_from(
+            [e for e in episodes if any(t.instruction in e.task for t in held)], Policy()
+        )
+        stamp(policy, [args.from_eval], len(examples), held_out=scores(policy, held_examples))
+        learned.append(
+            f"fold {k + 1}: fitted on {len(examples)} verdicts of {len(train)} tasks in "
+            f"{fitted:.2f} s; on the held-out tasks' recorded verdicts {policy.about['held_out']}"
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "policy.json"
+            policy.save(path)
+            strategies = {
+                "static": {"conductor": {"backend": "static", "worker": ""}},
+                "policy": {"conductor": {"backend": "static", "worker": "", "policy": str(path)}},
+            }
+            out = Path(args.out) / f"fold-{k + 1}.jsonl"
+            results = asyncio.run(
+                evaluate(held, strategies, base, out=out, jobs=1, max_iterations=2)
+            )
+        for r in by_strategy(results):
+            rows.append([f"fold {k + 1}: {r.strategy}", f"{r.solved}/{r.tasks}", r.worker_calls,
+                         r.tokens, f"{r.cost:.4f}", f"{r.seconds:.0f} s"])  # fmt: skip
+        picks = [json.loads(line) for line in out.read_text().splitlines()]
+        learned.append(
+            "  policy plans: "
+            + "; ".join(f"{p['task']}: {p['plans']}" for p in picks if p["strategy"] == "policy")
+        )
+    print(table(["held-out", "solved", "worker calls", "tokens", "$", "time"], rows))
+    print("\n".join(learned))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--from-eval", required=True, help="an eval run with single:* and search")
+    ap.add_argument("--config", required=True, help="the pool of that run")
+    ap.add_argument("--suite", default=str(SUITE))
+    ap.add_argument("--target", type=float, default=0.8)
+    ap.add_argument("--out", default="/tmp/policy-real")
+    main_async(ap.parse_args())
+
+
+if __name__ == "__main__":
+    main()

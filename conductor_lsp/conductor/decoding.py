@@ -1,0 +1,33 @@
+"""The keys of the backends that decode a plan with a model, declared by each backend as
+its ``Options`` (see ``conductor_lsp.options``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..local_models import check_adapter
+
+
+@dataclass
+class DecodingOptions:
+    """openai, mlx: how the plan is decoded."""
+
+    constrained: bool = True
+    """Constrain decoding to the plan's grammar (local: needs xgrammar) or JSON schema."""
+    max_new_tokens: int = 400
+    """Most tokens the conductor may write (raised to the grammar's bound when constrained)."""
+
+
+@dataclass
+class TransformersOptions(DecodingOptions):
+    """transformers: also where the model runs and what is merged into it."""
+
+    device: str = "auto"
+    """auto, cpu, cuda or mps."""
+    adapter: str = ""
+    """A LoRA adapter folder merged into `model` as it loads (needs peft): `train` writes
+    one in DIR/adapter, so `model` can stay the base GGUF."""
+
+    def check(self) -> None:
+        if self.adapter:
+            check_adapter(self.adapter)

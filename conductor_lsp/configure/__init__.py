@@ -1,0 +1,18 @@
+"""Loading the configuration: TOML layers and editor settings into the schema, the offline
+defaults, and validation against the registries of backends and providers.
+
+It sits above the conductor backends and worker providers it validates against, and
+below the runtime that uses the result; the schema it fills is ``config``, a basic type.
+"""
+
+from .load import derive, describe_keys, layered, load_config, merge, read_toml, validate
+
+__all__ = [
+    "derive",
+    "describe_keys",
+    "layered",
+    "load_config",
+    "merge",
+    "read_toml",
+    "validate",
+]

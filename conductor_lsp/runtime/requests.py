@@ -1,0 +1,68 @@
+"""What each worker is sent: its instructions, the task, the earlier steps it may see, and
+its subtask, stable parts first so provider prompt caches hit."""
+
+from __future__ import annotations
+
+from ..edits.format import edit_instructions
+from ..plan import Plan
+from ..protocols import Part, WorkerRequest
+from ..task import Task
+from .results import StepResult
+
+SYSTEM = (
+    "You are one worker in a team of coding models directed by a conductor. Do exactly your "
+    "subtask, using the task, the files and the earlier steps you are shown. {how}"
+    "Never invent file contents you were not shown{read_only}."
+)
+ROLE_HINT = {
+    "analysis": "Analyse; do not write the final code.",
+    "generation": "Produce the code change.",
+    "debugging": "Check the work so far against the task and tests; output the corrected change.",
+}
+
+
+def system_prompt(task: Task) -> str:
+    """The workers' instructions, with the edit format suited to the files under repair."""
+    editable = [f for f in task.files if f.editable]
+    path = editable[0].path if editable else "the file's path"
+    longest = max((f.text.count("\n") for f in editable), default=0)
+    some_read_only = len(editable) < len(task.files)
+    read_only = ", and do not change files marked read only" if some_read_only else ""
+    return SYSTEM.format(how=edit_instructions(path, longest), read_only=read_only)
+
+
+def repeats(plan: Plan) -> frozenset[int]:
+    """Steps that ask exactly what an earlier step asks (worker, subtask, access)."""
+    seen: set[tuple[object, ...]] = set()
+    out = set()
+    for i, s in enumerate(plan.steps):
+        key = (s.worker, s.subtask, s.access if s.access == "all" else tuple(s.access), s.role)
+        if key in seen:
+            out.add(i)
+        seen.add(key)
+    return frozenset(out)
+
+
+def build_request(
+    task: Task,
+    plan: Plan,
+    index: int,
+    results: list[StepResult],
+    temperature: float | None = None,
+) -> WorkerRequest:
+    """Stable content first (system, task), then visible history, then the subtask."""
+    step = plan.steps[index]
+    parts = [Part(task.render(), stable=True)]
+    for j in step.dependencies(index):
+        r = results[j]
+        prev = plan.steps[j]
+        parts.append(
+            Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
+        )
+    parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
+    return WorkerRequest(
+        system=system_prompt(task),
+        parts=tuple(parts),
+        subtask=step.subtask,
+        temperature=temperature,
+    )

@@ -1,0 +1,266 @@
+"""The routing policy: fitted in seconds from verdicts and bills, saved as JSON, used by
+every backend (static and search: it picks the leaves; a model conductor: it is shown its
+figures), updated online, and absent until there is data."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from standin import Seen, StandIn
+
+from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
+from conductor_lsp.conductor.policy import Action, Example, Policy
+from conductor_lsp.conductor.static import BASELINE
+from conductor_lsp.protocols import WorkerInfo
+
+FAIL = "$ pytest\nFAILED (exit 1)\n- test_x.py::test_x at test_x.py:3: {msg}\n"
+
+
+def task(kind: str, n: int) -> Task:
+    """A one-file bug fix, or a feature to implement across two files."""
+    if kind == "bugfix":
+        files = (FileContext(f"mod{n}.py", "def f():\n    return 1\n" * (n % 3 + 1)),)
+        failure = FAIL.format(msg=f"AssertionError: assert {n} == {n + 1}")
+        return Task(f"f{n}() returns the wrong value for case {n}.", files, test_failures=failure)
+    files = (FileContext(f"api{n}.py", "x = 1\n" * 40), FileContext(f"db{n}.py", "y = 2\n" * 40))
+    failure = FAIL.format(msg=f"ImportError: cannot import name export{n}")
+    return Task(
+        f"Implement the export feature number {n} across the modules.", files, test_failures=failure
+    )
+
+
+def pool(cheap: str, dear: str, price: float = 1.0) -> list[WorkerInfo]:
+    return [
+        WorkerInfo(dear, "a careful, expensive coder", price * 10, price * 10, "openai"),
+        WorkerInfo(cheap, "a quick, cheap coder", price, price, "openai"),
+        WorkerInfo("tests", "runs the tests", 0, 0, "tests", is_tool=True),
+    ]
+
+
+def table_examples() -> list[Example]:
+    """The ability table: the cheap worker fixes one-file bugs only; the dear one all."""
+    out = []
+    for n in range(12):
+        for kind in ("bugfix", "implement"):
+            workers = pool(f"c{n}", f"d{n}", 0.5 + n / 10)
+            brief = task(kind, n).brief()
+            out.append(Example(brief, workers, Action(f"c{n}", "direct"), kind == "bugfix", 0.001))
+            out.append(Example(brief, workers, Action(f"d{n}", "direct"), True, 0.01))
+    return out
+
+
+def test_fitting_on_an_outcome_table_routes_as_the_table_says() -> None:
+    policy = Policy()
+    policy.fit(table_examples())
+    unseen = pool("ash", "oak", 2.0)  # names never seen: the policy reads price ranks
+    bug, feature = task("bugfix", 99).brief(), task("implement", 99).brief()
+    assert policy.p_green(bug, Action("ash", "direct"), unseen) > 0.8
+    assert policy.p_green(feature, Action("ash", "direct"), unseen) < 0.3
+    assert policy.p_green(feature, Action("oak", "direct"), unseen) > 0.8
+    assert [s.worker for s in policy.plan(bug, unseen, 5, later=False).steps] == ["ash"]
+    assert policy.plan(feature, unseen, 5, later=False).steps[0].worker == "oak"
+    # A later round escalates: the strongest worker's retry runs whatever the first pick was.
+    assert policy.plan(bug, unseen, 5, later=True).steps[0].worker == "oak"
+
+
+def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
+    tmp_path: Path,
+) -> None:
+    policy = Policy()
+    policy.fit(table_examples())
+    policy.about = {"examples": 48, "trained_on": ["hand"]}
+    path = tmp_path / "policy.json"
+    policy.save(path)
+    again = Policy.load(path)
+    brief = task("bugfix", 5).brief()
+    workers = pool("x", "y")
+    for action in (Action("x", "direct"), Action("y", "cause")):
+        assert again.p_green(brief, action, workers) == pytest.approx(
+            policy.p_green(brief, action, workers), abs=1e-5
+        )
+    assert again.about == policy.about and again.wordings == policy.wordings
+    assert json.loads(path.read_text())["format"] == "conductor-lsp-policy"  # JSON, no pickle
+    bad = {
+        "list.json": "[1, 2]",
+        "other.json": '{"format": "something-else"}',
+        "text.json": "not json at all",
+        "newer.json": '{"format": "conductor-lsp-policy", "version": 9}',
+        "broken.json": '{"format": "conductor-lsp-policy", "version": 1, "weights": 3}',
+    }
+    for name, text in bad.items():
+        (tmp_path / name).write_text(text)
+        (tmp_path / "conductor.toml").write_text(f'[conductor]\npolicy = "{name}"\n')
+        with pytest.raises(ConfigError, match="policy"):
+            load_config(tmp_path, env={})
+
+
+def test_an_online_update_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "policy.json"
+    Policy(about={"examples": 1}).save(path)
+    before = path.read_bytes()
+
+    def crash(*args: object) -> None:
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "replace", crash)
+    policy = Policy()
+    policy.fit(table_examples())
+    with pytest.raises(OSError, match="power cut"):
+        policy.save(path)
+    assert path.read_bytes() == before  # the old file, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["policy.json"]  # no temp file left
+
+
+def workspace(root: Path, url: str, conductor: str) -> Path:
+    root.mkdir()
+    (root / "conductor.toml").write_text(
+        f"[conductor]\n{conductor}\n"
+        f'[workers.big]\nprovider = "openai-compatible"\nmodel = "big"\n'
+        f'base_url = "{url}/v1"\nprice_in = 10.0\nprice_out = 10.0\n'
+        f'description = "a careful, expensive coder"\n'
+        f'[workers.small]\nprovider = "openai-compatible"\nmodel = "small"\n'
+        f'base_url = "{url}/v1"\nprice_in = 1.0\nprice_out = 1.0\n'
+        f'description = "a quick, cheap coder"\n'
+    )
+    return root
+
+
+def plan_for(root: Path, t: Task) -> object:
+    async def go() -> object:
+        session = Session(load_config(root, env={}))
+        try:
+            return await session.plan(t)
+        finally:
+            await session.aclose()
+
+    return asyncio.run(go())
+
+
+def test_cold_start_is_exactly_static_and_a_policy_picks_the_leaves(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"\npolicy = "p.json"')
+    bug = task("bugfix", 7)
+    cold = plan_for(root, bug)  # no policy file yet: the backend plans alone
+    plain = workspace(tmp_path / "plain", standin.url, 'backend = "static"')
+    assert cold == plan_for(plain, bug)
+    assert [s.worker for s in cold.steps] == ["big"]  # type: ignore[attr-defined]
+    policy = Policy()
+    policy.fit(table_examples())
+    policy.save(root / "p.json")
+    warm = plan_for(root, bug)
+    assert warm.source == "policy"  # type: ignore[attr-defined]
+    assert [s.worker for s in warm.steps] == ["small"]  # type: ignore[attr-defined]
+    assert plan_for(root, task("implement", 7)).steps[0].worker == "big"  # type: ignore[attr-defined]
+
+
+def test_a_model_conductor_receives_the_policys_figures(tmp_path: Path, standin: StandIn) -> None:
+    conductor = (
+        f'backend = "openai"\nmodel = "planner"\nbase_url = "{standin.url}/v1"\n'
+        'policy = "p.json"\npolicy_steer = true'
+    )
+    root = workspace(tmp_path / "ws", standin.url, conductor)
+    policy = Policy()
+    policy.fit(table_examples())
+    policy.save(root / "p.json")
+    plan = json.dumps({"model_id": [0], "subtasks": [BASELINE], "access_list": ["all"]})
+    seen: list[Seen] = []
+
+    def respond(s: Seen) -> str:
+        seen.append(s)
+        return plan
+
+    standin.responder = respond
+    result = plan_for(root, task("bugfix", 3))
+    prompt = seen[0].prompt()
+    assert "## What worked on similar tasks" in prompt
+    assert "small: fixes similar tasks" in prompt and "big: fixes similar tasks" in prompt
+    # policy_steer: the conductor chose big; the policy gives small the better chance here.
+    assert [s.worker for s in result.steps] == ["small"]  # type: ignore[attr-defined]
+
+
+def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
+    episodes = tmp_path / "episodes.jsonl"
+    lines = []
+    for i, e in enumerate(table_examples()):
+        workers = [w.__dict__ for w in e.workers]
+        lines.append({
+            "type": "episode", "id": f"e{i}", "version": 2, "job": f"j{i}", "round": 1,
+            "inputs": {"task": e.brief, "workers": workers, "max_steps": 5},
+            "plan": {"source": "search", "steps": [
+                {"worker": e.action.worker, "subtask": BASELINE, "role": "generation",
+                 "access": []}]},
+            "steps": [{"worker": e.action.worker, "cost": e.cost, "seconds": 1.0}],
+            "result": {"cost": e.cost, "seconds": 1.0},
+        })  # fmt: skip
+        lines.append({
+            "type": "outcome", "id": f"e{i}", "green": e.green,
+            "failing_before": ["t"], "failing_after": [] if e.green else ["t"],
+            "leaves": [{"step": 0, "worker": e.action.worker, "green": e.green,
+                        "failing_after": 0 if e.green else 1}],
+        })  # fmt: skip
+    episodes.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "ws" / "policy.json"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300"}
+    cli = [sys.executable, "-m", "conductor_lsp.cli"]
+    trained = subprocess.run(
+        [*cli, "train", "--policy", "--from-episodes", str(episodes), "--out", str(out)],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    assert "policy fitted on 48 judged candidates" in trained.stdout
+    about = Policy.load(out).about
+    assert about["examples"] == 48 and about["held_out"]["pick_green"] >= 0.9
+    (out.parent / "conductor.toml").write_text('[conductor]\npolicy = "policy.json"\n')
+    doctor = subprocess.run(
+        [*cli, "doctor", str(out.parent)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert "48 judged candidates" in doctor.stdout and "pick_green" in doctor.stdout
+    summary = subprocess.run(
+        [*cli, "episodes", str(out.parent), "--summary", "--file", str(episodes)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert "predicted against judged candidates" in summary.stdout, summary.stdout
+    high = next(line for line in summary.stdout.splitlines() if "80-100%" in line)
+    assert int(high.split("│")[2]) > 0  # confident predictions exist, and are counted
+
+
+def test_online_learning_updates_the_policy_after_a_fix_job(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[learn] online: every judged candidate of the job is learned from, and saved."""
+    from conductor_lsp import FixLoop
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"\npolicy = "p.json"')
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "conftest.py").write_text("")
+    (root / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    )
+    with (root / "conductor.toml").open("a") as f:
+        f.write(f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\n')
+        f.write("[learn]\nonline = true\n")
+    fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+    wrong = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+    standin.responder = lambda s: fixed if s.body.get("model") == "big" else wrong
+
+    async def go() -> object:
+        session = Session(load_config(root, env={}))
+        try:
+            return await FixLoop(session).run()
+        finally:
+            await session.aclose()
+
+    report = asyncio.run(go())
+    assert report.end.passed  # type: ignore[attr-defined]
+    policy = Policy.load(root / "p.json")
+    judged = sum(1 for c in report.candidates if c.verdict is not None)  # type: ignore[attr-defined]
+    assert policy.about["online_updates"] == 1 and policy.about["examples"] == judged >= 1
+    assert policy.bills["big"][0] >= 1  # what big's answers cost is known now
