@@ -112,6 +112,21 @@ async def run_tests(
         fd, report = tempfile.mkstemp(prefix="conductor-junit-", suffix=".xml")
         os.close(fd)
         argv += ["-o", "junit_family=xunit1", f"--junitxml={report}", *select]
+    try:
+        return await _run(argv, command, cwd, timeout, report, tuple(select))
+    finally:  # a cancelled candidate's report too
+        if report:
+            Path(report).unlink(missing_ok=True)
+
+
+async def _run(
+    argv: list[str],
+    command: str,
+    cwd: Path,
+    timeout: float,
+    report: str | None,
+    select: tuple[str, ...],
+) -> TestRun:
     started = time.monotonic()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -141,10 +156,7 @@ async def run_tests(
     failures: tuple[TestFailure, ...] = ()
     structured = False
     if report:
-        try:
-            failures, structured = _read_junit(Path(report), cwd)
-        finally:
-            Path(report).unlink(missing_ok=True)
+        failures, structured = _read_junit(Path(report), cwd)
     if not structured:
         failures = _guess_failures(text)
     return TestRun(
@@ -155,7 +167,7 @@ async def run_tests(
         timed_out,
         failures,
         structured and not timed_out,
-        tuple(select),
+        select,
     )
 
 

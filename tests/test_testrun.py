@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import pytest
 
 from conductor_lsp.testrun import UNKNOWN_FAILURES, clip, run_tests
 
@@ -81,3 +85,25 @@ def test_clip_keeps_head_and_tail() -> None:
     out = clip(text)
     assert out.startswith("H" * 4000) and out.endswith("T" * 12_000) and "characters cut" in out
     assert clip("short") == "short"
+
+
+async def test_a_cancelled_run_leaves_no_report_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Search cancels the candidates still testing once one is green: no file may pile up."""
+    reports = tmp_path / "tmp"
+    reports.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(reports))
+    (tmp_path / "test_slow.py").write_text("import time\n\ndef test_slow():\n    time.sleep(60)\n")
+    job = asyncio.ensure_future(run_tests(f"{PY} -m pytest -q -p no:cacheprovider", tmp_path, 120))
+    for _ in range(100):  # until the report file exists and pytest is running
+        await asyncio.sleep(0.05)
+        if list(reports.glob("conductor-junit-*")):
+            break
+    assert list(reports.glob("conductor-junit-*"))
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    assert not list(reports.glob("conductor-junit-*"))
+    done = await run_tests(f"{PY} -c pass", tmp_path, 30)  # and a run that ends normally
+    assert done.passed and not list(reports.glob("*"))
