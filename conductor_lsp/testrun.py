@@ -80,8 +80,16 @@ class TestRun:
                 if f.message
                 else f"- {f.test_id} at {f.file}:{f.line}"
             )
-        lines.append(self.output.strip())
+        lines.append(_TOOK.sub(r"\1", self.output.strip()))
         return "\n".join(lines)
+
+
+#: pytest's closing count "2 failed, 1 passed in 1.41s": the seconds vary run to run, and
+#: a prompt that differs only there makes a greedy model answer differently.
+_TOOK = re.compile(
+    r"\b(\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
+    r"(?:, \d+ \w+)*) in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?"
+)
 
 
 def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:

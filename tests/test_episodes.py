@@ -137,4 +137,4 @@ async def test_an_editor_job_records_its_episode(tmp_path: Path, standin: StandI
     (e,) = read_episodes(root / ".conductor" / "episodes.jsonl")
     assert e.job.startswith("editor-") and e.outcome is not None
     assert e.outcome.applied == ("calc.py",)
-    assert e["plan"]["source"] == "static"
+    assert e.source == "static"

@@ -384,3 +384,34 @@ def test_an_answer_that_changes_nothing_is_no_edit(
     assert verdicts[0] == "no edit applied: the answer held no edit"
     assert verdicts[1] == "green" and report.end.passed  # type: ignore[attr-defined]
     assert "No edit was applied." in standin.seen[1].prompt()  # the retry was told
+
+
+def test_search_retraces_the_baselines_rounds(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no better candidate in round 1, search's retry on the strongest is asked exactly
+    what static's retry is asked: the baseline's own answer, not every sibling's failure,
+    and no test timings (a greedy model answers a prompt that differs in one digit
+    differently). So the floor holds across rounds, not only in the first."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    same = f"calc.py\n```python\n{BUGGY}```\n"
+
+    def respond(seen: Seen) -> str:
+        if RETRY in seen.prompt():
+            return RIGHT
+        return same if seen.body.get("model") == "strong" else "no idea"
+
+    standin.responder = respond
+    retries = {}
+    for backend in ("static", "search"):
+        standin.seen.clear()
+        (tmp_path / backend).mkdir()
+        root = workspace(tmp_path / backend / "ws", standin.url, f'backend = "{backend}"')
+        report = run_loop(root, [])
+        assert report.end.passed  # type: ignore[attr-defined]
+        asks = [s for s in standin.seen if RETRY in s.prompt() and s.body["model"] == "strong"]
+        retries[backend] = asks[0].body["messages"]
+        assert "in 0." not in asks[0].prompt() and "1 failed" in asks[0].prompt()
+    assert len(standin.seen) > 4  # search asked more than static: three leaves, then two
+    assert retries["search"] == retries["static"]
+    assert "Plan (static)" in json.dumps(retries["search"])

@@ -78,6 +78,12 @@ class Candidate:
         return self.verdict is not None and self.verdict.green
 
     @property
+    def order(self) -> tuple[int, int]:
+        """Its place in the round's plans (the floor's baseline runs after the conductor's
+        plan), which breaks ties: not the order in which the answers came back."""
+        return (self.by == "baseline", self.step.index)
+
+    @property
     def label(self) -> str:
         by = f"{self.by} " if self.by else ""
         return f"round {self.round}, {by}step {self.step.index} ({self.worker})"
@@ -109,7 +115,7 @@ class Round:
         judged = [c for c in self.candidates if c.state is not None]
         if not judged:
             return None
-        top = min(judged, key=lambda c: c.state.run.failing if c.state else 0)
+        top = min(judged, key=lambda c: (c.state.run.failing if c.state else 0, *c.order))
         assert top.state is not None
         return top if top.state.run.failing <= self.base.run.failing else None
 
@@ -135,6 +141,21 @@ def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
             lines += _candidate_lines(c, len(candidates) > 1)
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def describe_leaf(rnd: Round, cand: Candidate, source: str) -> str:
+    """The next round's history when it debugs from one candidate: that leaf alone, as
+    the one-step plan it was. For the baseline's own call (``source`` "static") this is
+    the very text ``static`` would show, so search's first leaf retraces static's rounds."""
+    attempt = next(a for a in rnd.attempts if a.by == cand.by)
+    step = cand.step.step
+    job = attempt.job
+    lines = [
+        f"Plan ({source}):\n  0. {step.worker} ({step.role}, sees all): {step.subtask}",
+        f"Job outcome: {job.outcome} {job.reason}".rstrip(),
+        *_candidate_lines(cand, False),
+    ]
+    return "\n".join(lines)
 
 
 def _candidate_lines(c: Candidate, named: bool) -> list[str]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..conductor.static import static_plan
+from ..conductor.static import BASELINE, RETRY, static_plan
 from ..errors import BudgetExceeded, ConfigError
 from ..plan import Plan
 from ..runtime.budget import Meter
@@ -28,7 +28,15 @@ from ..task import Task
 from ..testrun import TestRun, run_tests
 from ..usage import Tally
 from . import checkpoint as cp
-from .candidates import Attempt, Candidate, Round, State, describe, leaf_records
+from .candidates import (
+    Attempt,
+    Candidate,
+    Round,
+    State,
+    describe,
+    describe_leaf,
+    leaf_records,
+)
 from .context import context_files
 from .finish import Finisher
 from .online import learn_online
@@ -146,6 +154,8 @@ class FixLoop:
             for a in rnd.attempts:
                 previous[a.by] = describe(rnd, [a])
             previous[""] = previous["conductor"] = describe(rnd)
+            if not self.session.conductor.asks_model and len(rnd.candidates) > 1:
+                previous[""] = _follow(rnd, best)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
                 raise OutOfBudget(spent)
@@ -322,3 +332,13 @@ def _state(run: TestRun) -> str:
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
+
+
+def _follow(rnd: Round, best: Candidate | None) -> str:
+    """Search's next round debugs from one candidate: the best, or on a tie the first in
+    plan order, the baseline's own call. Its history is that leaf alone, so when it is
+    the baseline's call the retry sees what static's retry sees (the floor, kept across
+    rounds), not every sibling's failure."""
+    lead = best or min(rnd.candidates, key=lambda c: c.order)
+    source = "static" if lead.step.step.subtask in (BASELINE, RETRY) else "search"
+    return describe_leaf(rnd, lead, source)
