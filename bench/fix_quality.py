@@ -17,7 +17,7 @@ from pathlib import Path
 from _common import REPO, table
 
 from conductor_lsp import load_config
-from conductor_lsp.eval import by_strategy, evaluate, load_suite, parse_strategies
+from conductor_lsp.eval import ORDERS, by_strategy, evaluate, load_suite, parse_strategies
 
 SUITE = REPO / "bench" / "tasks"
 
@@ -38,6 +38,7 @@ async def main_async(args: argparse.Namespace) -> None:
         out=out,
         jobs=args.jobs,
         max_iterations=args.max_iterations,
+        order=args.order,
         on_result=lambda r: print(
             f"  {r.strategy:>14} {r.task:<22} {'solved' if r.solved else 'not solved':<10} "
             f"{r.worker_calls}+{r.conductor_calls} calls {r.seconds:6.1f}s "
@@ -80,6 +81,7 @@ def main() -> None:
     ap.add_argument("--tasks", help="comma-separated task names (default: all)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--max-iterations", type=int, default=2)
+    ap.add_argument("--order", choices=ORDERS, default="strategies")
     ap.add_argument("--out", help="results JSONL (default: /tmp/fix-quality-*.jsonl)")
     asyncio.run(main_async(ap.parse_args()))
 

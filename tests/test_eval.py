@@ -201,3 +201,23 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
     assert all(by[("search", t)]["best"].endswith("(strong)") for t in ("add_sub",))
     for r in results:
         assert Path(r["traces"]).is_dir() and list(Path(r["traces"]).glob("*.jsonl"))
+
+
+def test_task_by_task_rotates_which_strategy_goes_first() -> None:
+    """A server's prompt cache answers the second strategy's identical first prompt
+    sooner: task by task, that head start falls on each strategy in turn."""
+    from conductor_lsp.eval import SuiteTask
+    from conductor_lsp.eval.run import _runs
+
+    tasks = [SuiteTask(name, Path(name), "Fix it.", "pytest", "bugfix") for name in "abc"]
+    both: dict[str, dict[str, object]] = {"static": {}, "search": {}}
+    by_task = [(t.name, s) for t, s, _ in _runs(tasks, both, "tasks")]
+    assert by_task == [
+        ("a", "static"), ("a", "search"), ("b", "search"), ("b", "static"),
+        ("c", "static"), ("c", "search"),
+    ]  # fmt: skip
+    by_strategy = [(t.name, s) for t, s, _ in _runs(tasks, both, "strategies")]
+    assert by_strategy == [
+        ("a", "static"), ("b", "static"), ("c", "static"),
+        ("a", "search"), ("b", "search"), ("c", "search"),
+    ]  # fmt: skip

@@ -68,6 +68,7 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         out=out,
         jobs=args.jobs,
         max_iterations=args.max_iterations,
+        order=args.order,
         on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
     )
     console.print(results_table(by_strategy(results)))

@@ -20,6 +20,7 @@ from rich.text import Text
 from ..config.schema import Config, LearnConfig
 from ..configure.load import load_config
 from ..errors import ConductorError
+from ..eval import ORDERS
 from ..fix import checkpoint
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..fix.undo import undo
@@ -86,6 +87,13 @@ def parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--jobs", type=int, default=1, help="tasks run at once (default: 1)")
     e.add_argument("--max-iterations", type=int, default=2, help="fix rounds per task")
+    e.add_argument(
+        "--order",
+        choices=ORDERS,
+        default="strategies",
+        help="strategy by strategy (default), or task by task, the first strategy rotating: "
+        "a run cut short still compares all of them on the same tasks",
+    )
     e.add_argument(
         "--out", type=Path, default=None, help="results (JSONL; default: .conductor/eval/...)"
     )

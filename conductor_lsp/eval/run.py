@@ -121,9 +121,13 @@ async def evaluate(
     jobs: int = 1,
     max_iterations: int = 2,
     on_result: Callable[[TaskResult], None] = lambda r: None,
+    order: str = "strategies",
 ) -> list[TaskResult]:
     """Every task with every strategy, at most ``jobs`` at once; results in ``out`` (JSONL)
-    as they come, traces beside it."""
+    as they come, traces beside it. ``order`` "tasks" runs task by task, so a run cut
+    short still compares every strategy on the same tasks."""
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
     traces = out.with_suffix("").parent / (out.stem + "-traces")
     limit = asyncio.Semaphore(max(1, jobs))
@@ -138,14 +142,29 @@ async def evaluate(
             sink.flush()
             on_result(result)
 
-        # Strategy by strategy: one strategy's tasks never follow another's same prompt,
-        # which a server's prompt cache would answer faster than it answers a fresh one.
-        await asyncio.gather(
-            *(one(t, name, layer) for name, layer in strategies.items() for t in tasks)
-        )
+        await asyncio.gather(*(one(t, n, layer) for t, n, layer in _runs(tasks, strategies, order)))
     order = {name: i for i, name in enumerate(strategies)}
     names = {t.name: i for i, t in enumerate(tasks)}
     return sorted(results, key=lambda r: (order[r.strategy], names[r.task]))
+
+
+ORDERS = ("strategies", "tasks")
+
+
+def _runs(
+    tasks: Sequence[SuiteTask], strategies: Mapping[str, Mapping[str, Any]], order: str
+) -> list[tuple[SuiteTask, str, Mapping[str, Any]]]:
+    """Strategy by strategy: no strategy's task follows another's same first prompt, which
+    a server's prompt cache answers faster than a fresh one. Task by task, the strategy
+    that goes first rotates, so that head start falls on each in turn."""
+    items = list(strategies.items())
+    if order == "strategies":
+        return [(t, name, layer) for name, layer in items for t in tasks]
+    runs = []
+    for i, t in enumerate(tasks):
+        turn = items[i % len(items) :] + items[: i % len(items)]
+        runs += [(t, name, layer) for name, layer in turn]
+    return runs
 
 
 @dataclass
