@@ -389,16 +389,19 @@ def test_an_answer_that_changes_nothing_is_no_edit(
 def test_search_retraces_the_baselines_rounds(
     tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With no better candidate in round 1, search's retry on the strongest is asked exactly
-    what static's retry is asked: the baseline's own answer, not every sibling's failure,
-    and no test timings (a greedy model answers a prompt that differs in one digit
-    differently). So the floor holds across rounds, not only in the first."""
+    """With no candidate better than the start in round 1 (one changed nothing, one was
+    no edit, one an edit that fails as before), search's retry on the strongest starts
+    from the start and is asked exactly what static's retry is asked: the baseline's own
+    answer, not every sibling's failure, and no test timings (a greedy model answers a
+    prompt that differs in one digit differently). So the floor holds across rounds."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     same = f"calc.py\n```python\n{BUGGY}```\n"
 
     def respond(seen: Seen) -> str:
         if RETRY in seen.prompt():
             return RIGHT
+        if CAUSE in seen.prompt():
+            return WRONG
         return same if seen.body.get("model") == "strong" else "no idea"
 
     standin.responder = respond

@@ -155,6 +155,7 @@ class FixLoop:
                 previous[a.by] = describe(rnd, [a])
             previous[""] = previous["conductor"] = describe(rnd)
             if not self.session.conductor.asks_model and len(rnd.candidates) > 1:
+                best = _lead(rnd)
                 previous[""] = _follow(rnd, best)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
@@ -167,7 +168,7 @@ class FixLoop:
                 raise Stuck("the same edit was proposed twice")
             if runs and all(run.signature() == base.run.signature() for _, run in runs):
                 raise Stuck("the same failures after an edit")
-            if best is not None and best.state is not None:
+            if best and best.state and best.state.run.failing <= base.run.failing:
                 base = best.state
         raise OutOfBudget(f"budget: iterations ({limit} rounds run)")
 
@@ -334,11 +335,18 @@ def _state(run: TestRun) -> str:
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
 
 
-def _follow(rnd: Round, best: Candidate | None) -> str:
-    """Search's next round debugs from one candidate: the best, or on a tie the first in
-    plan order, the baseline's own call. Its history is that leaf alone, so when it is
-    the baseline's call the retry sees what static's retry sees (the floor, kept across
-    rounds), not every sibling's failure."""
-    lead = best or min(rnd.candidates, key=lambda c: c.order)
+def _lead(rnd: Round) -> Candidate:
+    """Search's next round debugs from one candidate: one that beat the round's start
+    (fewest failing, plan order on a tie); when none did, the first in plan order, the
+    baseline's own call, so the strongest's retry starts where static's retry starts."""
+    better = [c for c in rnd.candidates if c.state is not None and c.state.beats(rnd.base)]
+    if better:
+        return min(better, key=lambda c: (c.state.run.failing if c.state else 0, *c.order))
+    return min(rnd.candidates, key=lambda c: c.order)
+
+
+def _follow(rnd: Round, lead: Candidate) -> str:
+    """Its history is that leaf alone: for the baseline's call, the very text static's
+    retry sees (the floor, kept across rounds), not every sibling's failure."""
     source = "static" if lead.step.step.subtask in (BASELINE, RETRY) else "search"
     return describe_leaf(rnd, lead, source)
