@@ -57,6 +57,8 @@ def fill(obj: Any, data: Any, prefix: str, *, rest: dict[str, Any] | None = None
     for key, value in data.items():
         if key in names:
             setattr(obj, key, check_value(value, hints[key], f"{prefix}.{key}"))
+        elif key == "options" and rest is not None and isinstance(value, Mapping):
+            rest.update(value)  # a section written back from its dataclass (asdict)
         elif rest is not None:
             rest[key] = value
         else:

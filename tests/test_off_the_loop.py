@@ -53,7 +53,7 @@ async def test_editor_edits_are_parsed_and_matched_off_the_loop(
     (tmp_path / "a.py").write_text("x = 1\n")
     ls = SimpleNamespace(workspace=SimpleNamespace(text_documents={}))
     answer = "a.py\n<<<<<<< SEARCH\nnot there\n=======\ny = 2\n>>>>>>> REPLACE\n"
-    applied = await editor_edits.apply_output(
+    applied = await editor_edits.apply_in_editor(
         ls,
         tmp_path,
         answer,

@@ -21,6 +21,7 @@ from conductor_lsp.learn.grpo import TrainOptions
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.sft import accepted, example, train_from_episodes
 from conductor_lsp.protocols import WorkerInfo
+from conductor_lsp.runtime.records import Episode
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")
@@ -114,7 +115,7 @@ async def test_grpo_trains_saves_and_the_result_plans(
         assert 1 <= len(well_formed(plan.raw, INFOS).steps) <= 3
 
 
-def recorded(tmp_path: Path) -> list[dict[str, object]]:
+def recorded(tmp_path: Path) -> list[Episode]:
     """Episodes as a fix loop records them: a conductor plan that beat the baseline, one
     that did not, and the baseline attempts they are compared with."""
     workers = [
@@ -124,23 +125,20 @@ def recorded(tmp_path: Path) -> list[dict[str, object]]:
         for w in INFOS
     ]  # fmt: skip
 
-    def ep(
-        job: str, by: str, worker: str, green: bool, cost: float, conductor: bool
-    ) -> dict[str, object]:
+    def ep(job: str, by: str, worker: str, green: bool, cost: float, conductor: bool) -> Episode:
         plan: dict[str, object] = {
             "source": "openai" if conductor else "static",
             "steps": [{"worker": worker, "subtask": "Fix add() now", "access": "all"}],
         }
         if conductor:
             plan["conductor"] = {"cost": 0.0}
-        return {
+        record = {
             "type": "episode", "id": f"{job}-{by}", "job": job, "round": 1, "by": by,
             "inputs": {"task": "## Task\nFix add()", "workers": workers, "max_steps": 3},
             "plan": plan, "fallback": "", "result": {"cost": cost, "seconds": 1.0},
-            "outcome": {"green": green, "failing_before": ["t"], "broke": [],
-                        "failing_after": [] if green else ["t"]},
-            "undone": False,
         }  # fmt: skip
+        outcome = {"green": green, "failing_before": ["t"], "failing_after": [] if green else ["t"]}
+        return Episode.from_json(record, outcome)
 
     return [
         ep("j1", "conductor", "quick", True, 0.001, True),  # green and cheap: learn it
@@ -151,7 +149,7 @@ def recorded(tmp_path: Path) -> list[dict[str, object]]:
 
 def test_only_plans_that_beat_the_baseline_are_kept(tmp_path: Path) -> None:
     chosen = accepted(recorded(tmp_path), Weights(cost=10.0))
-    assert [e["id"] for e, _, _ in chosen] == ["j1-conductor"]
+    assert [e.id for e, _, _ in chosen] == ["j1-conductor"]
     ex = example(chosen[0][0])
     assert ex["completion"][0]["content"].startswith("model_id = [0]\nsubtasks = [")
     assert "0: quick, cheap" in ex["prompt"][0]["content"]

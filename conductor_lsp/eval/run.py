@@ -143,9 +143,9 @@ async def evaluate(
             on_result(result)
 
         await asyncio.gather(*(one(t, n, layer) for t, n, layer in _runs(tasks, strategies, order)))
-    order = {name: i for i, name in enumerate(strategies)}
+    rank = {name: i for i, name in enumerate(strategies)}
     names = {t.name: i for i, t in enumerate(tasks)}
-    return sorted(results, key=lambda r: (order[r.strategy], names[r.task]))
+    return sorted(results, key=lambda r: (rank[r.strategy], names[r.task]))
 
 
 ORDERS = ("strategies", "tasks")
