@@ -39,6 +39,7 @@ async def main_async(args: argparse.Namespace) -> None:
         jobs=args.jobs,
         max_iterations=args.max_iterations,
         order=args.order,
+        resume=args.resume,
         on_result=lambda r: print(
             f"  {r.strategy:>14} {r.task:<22} {'solved' if r.solved else 'not solved':<10} "
             f"{r.worker_calls}+{r.conductor_calls} calls {r.seconds:6.1f}s "
@@ -82,6 +83,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--max-iterations", type=int, default=2)
     ap.add_argument("--order", choices=ORDERS, default="strategies")
+    ap.add_argument("--resume", action="store_true", help="run only what --out lacks")
     ap.add_argument("--out", help="results JSONL (default: /tmp/fix-quality-*.jsonl)")
     asyncio.run(main_async(ap.parse_args()))
 

@@ -80,7 +80,7 @@ class TestRun:
                 if f.message
                 else f"- {f.test_id} at {f.file}:{f.line}"
             )
-        lines.append(_TOOK.sub(r"\1", self.output.strip()))
+        lines.append(steady(self.output, self.structured))
         return "\n".join(lines)
 
 
@@ -90,6 +90,23 @@ _TOOK = re.compile(
     r"\b(\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
     r"(?:, \d+ \w+)*) in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?"
 )
+
+
+#: An object's address in a repr ("<function f at 0x7f5a0fe4cae0>"): new on every run.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")
+#: Where pytest's report of what failed begins; before it: start-up warnings, progress dots.
+_REPORT = re.compile(r"^=+ (?:FAILURES|ERRORS) =+$", re.M)
+
+
+def steady(output: str, structured: bool) -> str:
+    """The output as a model should read it: the same failure gives the same text on every
+    run (no seconds, no addresses), and, when the failures are already listed from the
+    report, pytest's account of them without the start-up noise before it."""
+    text = output.strip()
+    start = _REPORT.search(text) if structured else None
+    if start is not None:
+        text = text[start.start() :]
+    return _ADDRESS.sub("", _TOOK.sub(r"\1", text))
 
 
 def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:

@@ -201,6 +201,29 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
     assert all(by[("search", t)]["best"].endswith("(strong)") for t in ("add_sub",))
     for r in results:
         assert Path(r["traces"]).is_dir() and list(Path(r["traces"]).glob("*.jsonl"))
+    # A run killed mid-line, resumed: the pairs the file holds are kept, the one it lacks runs.
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:-1]) + '\n{"strategy": "sta')
+    asked = len(standin.seen)
+    again = subprocess.run(
+        [sys.executable, "-m", "conductor_lsp.cli", "eval", str(suite), "--strategy",
+         "conductor,static,search,single:quick", "--config", str(config), "--out", str(out),
+         "--resume", "--order", "tasks"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+    kept = out.read_text().splitlines()
+    assert kept[: len(lines) - 1] == lines[:-1]  # not rerun
+    rerun = [
+        json.loads(line)
+        for line in kept[len(lines) - 1 :]
+        if line.startswith("{") and line.endswith("}")
+    ]
+    assert [(r["strategy"], r["task"]) for r in rerun] == [
+        (json.loads(lines[-1])["strategy"], json.loads(lines[-1])["task"])
+    ]
+    assert 0 < len(standin.seen) - asked <= 4  # one pair's calls, not the suite's
+    assert "3/3" in again.stdout and "0/3" in again.stdout  # the table counts all 12
 
 
 def test_task_by_task_rotates_which_strategy_goes_first() -> None:

@@ -107,3 +107,24 @@ async def test_a_cancelled_run_leaves_no_report_behind(
     assert not list(reports.glob("conductor-junit-*"))
     done = await run_tests(f"{PY} -c pass", tmp_path, 30)  # and a run that ends normally
     assert done.passed and not list(reports.glob("*"))
+
+
+async def test_the_summary_is_the_same_text_on_every_run(tmp_path: Path) -> None:
+    """Greedy models answer a prompt that differs in one digit differently: no seconds and
+    no object addresses; start-up noise before pytest's failure report is dropped when the
+    failures are read from the report."""
+    (tmp_path / "conftest.py").write_text(
+        "import warnings\n\n\ndef pytest_configure(config):\n"
+        "    warnings.warn(UserWarning('start-up noise from a plugin'))\n"
+    )
+    (tmp_path / "test_f.py").write_text(
+        "def f():\n    pass\n\n\ndef check(g):\n    assert g() == 1\n\n\n"
+        "def test_f():\n    check(f)\n"
+    )
+    command = f"{PY} -m pytest -q -p no:cacheprovider"
+    first, second = [await run_tests(command, tmp_path, 60) for _ in range(2)]
+    assert first.structured and "start-up noise" in first.output
+    text = first.summary()
+    assert text == second.summary()
+    assert "0x" not in text and "start-up noise" not in text and " in 0." not in text
+    assert "= FAILURES =" in text and "assert None == 1" in text and "1 failed" in text

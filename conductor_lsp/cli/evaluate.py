@@ -55,6 +55,8 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         tasks = [t for t in tasks if t.name in wanted]
     base = load_config(root, args.config)  # read once; each task and strategy varies it
     strategies = parse_strategies(args.strategy, base.workers)
+    if args.resume and not args.out:
+        raise ConfigError("--resume needs --out: the results file to continue")
     out = args.out or state_dir(root) / "eval" / f"{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(
         f"{len(tasks)} tasks x {len(strategies)} strategies ({', '.join(strategies)}), "
@@ -69,6 +71,7 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         jobs=args.jobs,
         max_iterations=args.max_iterations,
         order=args.order,
+        resume=args.resume,
         on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
     )
     console.print(results_table(by_strategy(results)))

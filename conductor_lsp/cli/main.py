@@ -98,6 +98,11 @@ def parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=None, help="results (JSONL; default: .conductor/eval/...)"
     )
     e.add_argument("--tasks", help="comma-separated task names to run (default: all)")
+    e.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the results --out already holds and run only the pairs it lacks",
+    )
     e.set_defaults(func=lambda root, args, console: asyncio.run(run_eval(root, args, console)))
     h = sub.add_parser(
         "episodes", help="what the jobs recorded for the conductor to learn", parents=[path, config]

@@ -122,17 +122,25 @@ async def evaluate(
     max_iterations: int = 2,
     on_result: Callable[[TaskResult], None] = lambda r: None,
     order: str = "strategies",
+    resume: bool = False,
 ) -> list[TaskResult]:
     """Every task with every strategy, at most ``jobs`` at once; results in ``out`` (JSONL)
     as they come, traces beside it. ``order`` "tasks" runs task by task, so a run cut
-    short still compares every strategy on the same tasks."""
+    short still compares every strategy on the same tasks; ``resume`` keeps the pairs
+    ``out`` already holds and runs the rest (a suite that takes hours, across sittings)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+    earlier = read_results(out) if resume and out.exists() else []
+    done = {(r.task, r.strategy) for r in earlier}
     out.parent.mkdir(parents=True, exist_ok=True)
     traces = out.with_suffix("").parent / (out.stem + "-traces")
     limit = asyncio.Semaphore(max(1, jobs))
-    results: list[TaskResult] = []
-    with out.open("w", encoding="utf-8") as sink:
+    results: list[TaskResult] = [
+        r for r in earlier if r.task in {t.name for t in tasks} and r.strategy in strategies
+    ]
+    with out.open("a" if resume else "w", encoding="utf-8") as sink:
+        if resume and out.stat().st_size and not out.read_bytes().endswith(b"\n"):
+            sink.write("\n")  # after a line cut short
 
         async def one(task: SuiteTask, name: str, layer: Mapping[str, Any]) -> None:
             async with limit:
@@ -142,13 +150,25 @@ async def evaluate(
             sink.flush()
             on_result(result)
 
-        await asyncio.gather(*(one(t, n, layer) for t, n, layer in _runs(tasks, strategies, order)))
+        runs = [(t, n, x) for t, n, x in _runs(tasks, strategies, order) if (t.name, n) not in done]
+        await asyncio.gather(*(one(t, n, layer) for t, n, layer in runs))
     rank = {name: i for i, name in enumerate(strategies)}
     names = {t.name: i for i, t in enumerate(tasks)}
     return sorted(results, key=lambda r: (rank[r.strategy], names[r.task]))
 
 
 ORDERS = ("strategies", "tasks")
+
+
+def read_results(path: Path) -> list[TaskResult]:
+    """The rows of a results file; a line cut short by a killed run is skipped."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(TaskResult(**json.loads(line)))
+        except (ValueError, TypeError):
+            continue
+    return rows
 
 
 def _runs(
