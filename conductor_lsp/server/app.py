@@ -1,7 +1,7 @@
 """The server object: its state (jobs, settings, the shared session) and helpers.
 
 Handlers (``handlers``) are registered on it by ``create_server`` in this package's
-``__init__``; they translate LSP and delegate to jobs (``runners``).
+``__init__``; they translate LSP and delegate to jobs (``job_bodies``, run by ``job_table``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..runtime.session import Session
 from ..runtime.state import state_dir
 from ..version import __version__
 from . import arguments
-from .jobs import JobManager, ServerJob
+from .job_table import JobManager, ServerJob
 from .settings import ServerSettings, SettingsStack
 from .transport import read_messages
 

@@ -1,4 +1,4 @@
-"""LSP handlers: translate requests and start jobs; the work happens in runners.
+"""LSP handlers: translate requests and start jobs; what each job does is in job_bodies.
 
 Registered on the server object by ``app.create_server``. Command arguments
 arrive as typed attrs classes (``arguments``), structured by the converter.
@@ -16,8 +16,8 @@ from ..errors import ConductorError
 from . import actions
 from .app import ConductorServer
 from .arguments import FixArgs, FixTestsArgs, JobArgs, RewriteArgs
-from .jobs import WHOLE_WORKSPACE, ServerJob
-from .runners import edit_job, fix_tests_job, undo_job
+from .job_bodies import edit_job, fix_tests_job, undo_job
+from .job_table import WHOLE_WORKSPACE, ServerJob
 
 
 def initialize(ls: ConductorServer, params: types.InitializeParams) -> None:

@@ -1,4 +1,4 @@
-"""Background jobs of the server: tasks, progress, cancel, and which files each holds.
+"""The table of running server jobs: tasks, progress, cancel, and which files each holds.
 
 The editor never waits on a model: a command starts a job and returns its id.
 Two jobs never edit the same file at once: a job claims its files up front, and

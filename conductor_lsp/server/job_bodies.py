@@ -1,4 +1,4 @@
-"""What each server job does. Handlers only start these; they run as tasks."""
+"""What each server job does (its body). Handlers only start these; ``job_table`` runs them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..task import FileContext, Task, file_context
 from ..testrun import TestRun
 from .app import ConductorServer
 from .editor_edits import apply_in_editor, open_documents, replace_buffers
-from .jobs import Progress, ServerJob
+from .job_table import Progress, ServerJob
 from .positions import offset_at
 from .report import job_report
 
