@@ -130,16 +130,16 @@ async def evaluate(
     ``out`` already holds and runs the rest (a suite that takes hours, across sittings)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
-    earlier = read_results(out) if resume and out.exists() else []
+    kept = out.read_text(encoding="utf-8") if resume and out.exists() else ""
+    earlier = read_results(kept)
     done = {(r.task, r.strategy) for r in earlier}
+    names = {t.name: i for i, t in enumerate(tasks)}
     out.parent.mkdir(parents=True, exist_ok=True)
     traces = out.with_suffix("").parent / (out.stem + "-traces")
     limit = asyncio.Semaphore(max(1, jobs))
-    results: list[TaskResult] = [
-        r for r in earlier if r.task in {t.name for t in tasks} and r.strategy in strategies
-    ]
+    results = [r for r in earlier if r.task in names and r.strategy in strategies]
     with out.open("a" if resume else "w", encoding="utf-8") as sink:
-        if resume and out.stat().st_size and not out.read_bytes().endswith(b"\n"):
+        if kept and not kept.endswith("\n"):
             sink.write("\n")  # after a line cut short
 
         async def one(task: SuiteTask, name: str, layer: Mapping[str, Any]) -> None:
@@ -153,17 +153,16 @@ async def evaluate(
         runs = [(t, n, x) for t, n, x in _runs(tasks, strategies, order) if (t.name, n) not in done]
         await asyncio.gather(*(one(t, n, layer) for t, n, layer in runs))
     rank = {name: i for i, name in enumerate(strategies)}
-    names = {t.name: i for i, t in enumerate(tasks)}
     return sorted(results, key=lambda r: (rank[r.strategy], names[r.task]))
 
 
 ORDERS = ("strategies", "tasks")
 
 
-def read_results(path: Path) -> list[TaskResult]:
-    """The rows of a results file; a line cut short by a killed run is skipped."""
+def read_results(text: str) -> list[TaskResult]:
+    """The rows of a results file's text; a line cut short by a killed run is skipped."""
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             rows.append(TaskResult(**json.loads(line)))
         except (ValueError, TypeError):

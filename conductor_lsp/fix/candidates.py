@@ -119,6 +119,15 @@ class Round:
         assert top.state is not None
         return top if top.state.run.failing <= self.base.run.failing else None
 
+    def lead(self) -> Candidate:
+        """The candidate search's next round debugs from: the best, if it beat the round's
+        start; else the first in plan order, the baseline's own call, so the strongest's
+        retry starts where static's retry starts."""
+        best = self.best()
+        if best is not None and best.state is not None and best.state.beats(self.base):
+            return best
+        return min(self.candidates, key=lambda c: c.order)
+
 
 def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
     """What the next round is told about this one (its recursion): each plan, each

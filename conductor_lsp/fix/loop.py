@@ -155,7 +155,7 @@ class FixLoop:
                 previous[a.by] = describe(rnd, [a])
             previous[""] = previous["conductor"] = describe(rnd)
             if not self.session.conductor.asks_model and len(rnd.candidates) > 1:
-                best = _lead(rnd)
+                best = rnd.lead()
                 previous[""] = _follow(rnd, best)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
@@ -333,16 +333,6 @@ def _state(run: TestRun) -> str:
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
-
-
-def _lead(rnd: Round) -> Candidate:
-    """Search's next round debugs from one candidate: one that beat the round's start
-    (fewest failing, plan order on a tie); when none did, the first in plan order, the
-    baseline's own call, so the strongest's retry starts where static's retry starts."""
-    better = [c for c in rnd.candidates if c.state is not None and c.state.beats(rnd.base)]
-    if better:
-        return min(better, key=lambda c: (c.state.run.failing if c.state else 0, *c.order))
-    return min(rnd.candidates, key=lambda c: c.order)
 
 
 def _follow(rnd: Round, lead: Candidate) -> str:
