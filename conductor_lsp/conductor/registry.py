@@ -16,6 +16,7 @@ BACKENDS: Registry[ConductorClass] = Registry(
         "search": "conductor_lsp.conductor.search:SearchConductor",
         "pipeline": "conductor_lsp.conductor.static:PipelineConductor",
         "transformers": "conductor_lsp.conductor.transformers:TransformersConductor",
+        "llama-cpp": "conductor_lsp.conductor.llama_cpp:LlamaCppConductor",
         "mlx": "conductor_lsp.conductor.mlx:MLXConductor",
         "openai": "conductor_lsp.conductor.openai:OpenAIConductor",
     },

@@ -48,7 +48,7 @@ class TransformersConductor(InProcessConductor):
     def load(self) -> LocalModel:
         if self._model is None:
             self._model = LocalModel.get(
-                self.config.model, self.options.device, self.options.adapter
+                self.config.model, self.options.device, self.options.adapter, self.options.quantize
             )
         return self._model
 

@@ -38,8 +38,9 @@ class EndpointConfig:
 @dataclass
 class ConductorConfig(EndpointConfig):
     backend: str = "auto"
-    """static, search, pipeline, transformers, mlx, openai or auto (transformers on `model`
-    if set, else static: the bundled SmolLM2-135M is too small to plan)."""
+    """static, search, pipeline, transformers, llama-cpp, mlx, openai or auto (on `model` if
+    set: llama-cpp when installed, else transformers; else static: the bundled SmolLM2-135M
+    is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
     max_steps: int = DEFAULT_MAX_STEPS
@@ -59,7 +60,7 @@ class ConductorConfig(EndpointConfig):
 @dataclass
 class WorkerConfig(EndpointConfig):
     provider: str = ""
-    """openai, anthropic, gemini, openai-compatible, local or tests."""
+    """openai, anthropic, gemini, openai-compatible, local, llama-cpp or tests."""
     description: str = ""
     """One line the conductor sees about this worker."""
     strength: int = 0

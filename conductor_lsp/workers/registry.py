@@ -35,6 +35,7 @@ PROVIDERS: Registry[WorkerClass] = Registry(
         "gemini": "conductor_lsp.workers.gemini:GeminiWorker",
         "openai-compatible": "conductor_lsp.workers.openai:OpenAICompatibleWorker",
         "local": "conductor_lsp.workers.local:LocalWorker",
+        "llama-cpp": "conductor_lsp.workers.llama_cpp:LlamaCppWorker",
         "tests": "conductor_lsp.workers.tests_tool:TestsWorker",
     },
 )
