@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,20 @@ from .local_models import Generation, has_module
 
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, int, int], LlamaModel] = {}
+
+
+@dataclass
+class LlamaEngineOptions:
+    """llama-cpp (conductor and workers): the context and the cores."""
+
+    n_ctx: int = 8192
+    """Context length in tokens (prompt and answer)."""
+    threads: int = 0
+    """CPU threads; 0: every core this process may use."""
+
+    def check(self) -> None:
+        if self.n_ctx < 256 or self.threads < 0:
+            raise ConfigError("n_ctx must be at least 256 and threads at least 0")
 
 
 def llama_available() -> bool:

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import ConfigError
-from ..llama_models import LlamaModel, default_threads, llama_available
+from ..llama_models import LlamaEngineOptions, LlamaModel, default_threads, llama_available
 from ..local_models import Generation
 from ..options import build
 from ..protocols import Check, WorkerInfo
@@ -26,17 +26,11 @@ from .prompt import build_prompt
 
 
 @dataclass
-class LlamaOptions(DecodingOptions):
-    """llama-cpp: the context and the cores."""
-
-    n_ctx: int = 8192
-    """Context length in tokens (prompt and answer)."""
-    threads: int = 0
-    """CPU threads; 0: every core this process may use."""
+class LlamaOptions(DecodingOptions, LlamaEngineOptions):
+    """llama-cpp: how the plan is decoded, the context and the cores."""
 
     def check(self) -> None:
-        if self.n_ctx < 256 or self.threads < 0:
-            raise ConfigError("conductor.n_ctx must be at least 256 and threads at least 0")
+        LlamaEngineOptions.check(self)
 
 
 class LlamaCppConductor(InProcessConductor):

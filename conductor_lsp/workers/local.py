@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
-from ..local_models import LocalModel, check_quantize, local_models_available
+from ..local_models import Generation, LocalModel, check_quantize, local_models_available
 from ..options import build
-from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
-from ..usage import Usage
-from .registry import ProviderDefaults
+from ..protocols import Check, WorkerContext, WorkerRequest
+from .in_process import InProcessWorker
 
 
 @dataclass
@@ -28,7 +26,7 @@ class LocalOptions:
         check_quantize(self.quantize)
 
 
-class LocalWorker(ProviderDefaults):
+class LocalWorker(InProcessWorker):
     default_description: ClassVar[str] = "a model in this process"
     Options = LocalOptions
 
@@ -48,34 +46,15 @@ class LocalWorker(ProviderDefaults):
         detail = config.model if ok else "pip install torch==2.13.0 'conductor-lsp[local]'"
         return ("ok" if ok else "no"), f"local: {detail}"
 
-    def _run(self, request: WorkerRequest) -> WorkerResponse:
+    def generate(self, request: WorkerRequest) -> Generation:
         model = LocalModel.get(
             self.config.model, self.options.device, quantize=self.options.quantize
         )
         ids, prefix = model.encode_chat(request.system, request.prompt_text())
-        g = model.generate(
+        return model.generate(
             ids,
             prefix_len=prefix,
             max_new_tokens=self.config.max_tokens,
             temperature=max(request.temperature_for(self.config.temperature), 0.0),
             stop=self._stop,
         )
-        usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
-        return WorkerResponse(
-            text=g.text,
-            usage=usage,
-            cost=usage.cost(self.config.price_in, self.config.price_out),
-            model=self.config.model,
-            elapsed=g.seconds,
-        )
-
-    async def complete(self, request: WorkerRequest) -> WorkerResponse:
-        self._stop.clear()
-        try:
-            return await asyncio.to_thread(self._run, request)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
-
-    async def aclose(self) -> None:
-        self._stop.set()
