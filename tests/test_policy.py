@@ -69,6 +69,53 @@ def test_fitting_on_an_outcome_table_routes_as_the_table_says() -> None:
     assert policy.plan(bug, unseen, 5, later=True).steps[0].worker == "oak"
 
 
+def test_word_dropout_lets_the_tasks_shape_carry_a_verdict_its_own_words_would_hide() -> None:
+    """Many one-file bugs the cheap worker fixes, and one two-file bug it does not, told in
+    words no other task uses. Without dropout those words absorb the miss and a new
+    two-file bug, in other words, looks like any bug; with it, the shape (two files to
+    change) carries the verdict over."""
+
+    def bug(n: int, words: str, files: int) -> str:
+        ctx = tuple(FileContext(f"m{n}_{k}.py", "x = 1\n" * 8) for k in range(files))
+        failure = FAIL.format(msg=f"AssertionError: assert {n} == {n + 1}")
+        return Task(words, ctx, test_failures=failure).brief()
+
+    examples = []
+    for n in range(16):
+        workers = pool(f"c{n}", f"d{n}")
+        words = "conversion constant mistake wrong" if n == 0 else f"value {n} is wrong"
+        brief = bug(n, words, 2 if n == 0 else 1)
+        examples.append(Example(brief, workers, Action(f"c{n}", "direct"), n != 0, 0.001))
+        examples.append(Example(brief, workers, Action(f"d{n}", "direct"), True, 0.01))
+    unseen = pool("ash", "oak")
+    two_files = bug(99, "totals are rounded and taxed wrong", 2)
+    chance = {}
+    for dropout in (0.0, 0.7):
+        policy = Policy()
+        policy.fit(examples, word_dropout=dropout)
+        chance[dropout] = policy.p_green(two_files, Action("ash", "direct"), unseen)
+    assert chance[0.7] < chance[0.0] - 0.1, chance
+
+
+def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cheap worker at P = 0.6 and a dear one at 0.95, target 0.8: the dear one alone
+    reaches it, so the cheap one is left out (grown cheapest first, both would run);
+    at 0.85 the cheap one alone is enough; under the target, the likeliest set."""
+    workers = pool("cheap", "dear")
+    chance = {"cheap": 0.6, "dear": 0.95}
+    policy = Policy(target=0.8)
+    policy.wordings = {"direct": BASELINE}
+    monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
+    assert [a.worker for a, _, _ in policy.choose("t", workers, 3)] == ["dear"]
+    chance["cheap"] = 0.85
+    assert [a.worker for a, _, _ in policy.choose("t", workers, 3)] == ["cheap"]
+    chance.update(cheap=0.5, dear=0.5)
+    assert {a.worker for a, _, _ in policy.choose("t", workers, 3)} == {"cheap", "dear"}
+    assert len(policy.choose("t", workers, 1)) == 1  # at most max_steps
+
+
 def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
     tmp_path: Path,
 ) -> None:
