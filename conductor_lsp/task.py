@@ -58,6 +58,8 @@ class Task:
     previous: str = ""
     #: What a routing policy says of each worker for this task (shown to the conductor).
     hints: str = ""
+    #: An outline of the rest of the workspace (shown to analysis steps).
+    repo_map: str = ""
 
     def editable(self) -> list[str]:
         """The paths of the files this task may change."""

@@ -106,6 +106,9 @@ class FixConfig:
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
     floor: bool = True
     """Run the baseline's own call beside a conductor's plan, as one more candidate."""
+    repo_map_chars: int = 6000
+    """Analysis steps also see an outline of the workspace's Python files, nearest the
+    failing tests first, cut to this many characters (0: no map)."""
 
 
 @dataclass

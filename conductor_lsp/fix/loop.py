@@ -40,6 +40,7 @@ from .candidates import (
 from .context import context_files
 from .finish import Finisher
 from .online import learn_online
+from .repo_map import repo_map
 from .report import FixReport
 from .sandbox import Workbench
 from .stops import Cancelled, Green, OutOfBudget, Stop, Stuck
@@ -191,7 +192,17 @@ class FixLoop:
             )
         finally:
             await verifier.bench.discard(box)
-        task = Task(self.instruction, tuple(files), test_failures=base.run.summary())
+        outline = ""
+        if cfg.fix.repo_map_chars > 0:
+            seeds = [f.path for f in files]
+            repo = await asyncio.to_thread(repo_map, self.root, cfg.edits.all_deny())
+            outline = repo.render(seeds, cfg.fix.repo_map_chars)
+        task = Task(
+            self.instruction,
+            tuple(files),
+            test_failures=base.run.summary(),
+            repo_map=outline,
+        )
         plans: list[tuple[str, Task, Plan | None]] = [("", task, None)]
         if cfg.fix.floor and self.session.conductor.asks_model:
             ask = dataclasses.replace(task, previous=previous["baseline"])

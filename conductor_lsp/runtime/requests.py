@@ -53,6 +53,8 @@ def build_request(
     """Stable content first (system, task), then visible history, then the subtask."""
     step = plan.steps[index]
     parts = [Part(task.render(), stable=True)]
+    if step.role == "analysis" and task.repo_map:
+        parts.append(Part(f"## Repository map\n{task.repo_map}", stable=True))
     for j in step.dependencies(index):
         r = results[j]
         prev = plan.steps[j]

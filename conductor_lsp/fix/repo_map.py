@@ -1,0 +1,204 @@
+"""A repository map for analysis steps: the workspace's Python outline, nearest first.
+
+A bug whose cause is two modules away from the failing test is invisible in the files a
+round shows (the test, its traceback's frames, what they import). The map is the rest of
+the repository in outline: each file's classes and functions with their signatures, read
+with ``ast``, ranked by how far the file is, through imports, from the traceback and the
+tests, and by how many of the names the failing tests use it defines; cut to a budget.
+
+Outlines are cached by (mtime, size): after the first map only changed files are parsed
+again. Files on the deny list, and folders no one edits (``.git``, virtual environments,
+``node_modules``, caches), are never read.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..edits.paths import denied_by
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__", ".tox",
+     ".mypy_cache", ".ruff_cache", ".pytest_cache", ".conductor", "build", "dist", ".eggs"}
+)  # fmt: skip
+MAX_FILE_BYTES = 400_000
+
+
+@dataclass
+class Outline:
+    """One file: its module name, what it defines (rendered lines), what it imports and
+    the names it uses."""
+
+    module: str
+    mtime_ns: int
+    size: int
+    lines: list[str] = field(default_factory=list)
+    defines: set[str] = field(default_factory=set)
+    imports: set[str] = field(default_factory=set)
+    uses: set[str] = field(default_factory=set)
+
+
+def module_name(rel: str) -> str:
+    parts = rel.removesuffix(".py").split("/")
+    if parts and parts[0] == "src":
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    args = ast.unparse(node.args)
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    return f"{prefix} {node.name}({args}){returns}"
+
+
+def outline(source: str, module: str, mtime_ns: int = 0, size: int = 0) -> Outline:
+    """The outline of one file's source (a file that does not parse: no lines)."""
+    out = Outline(module, mtime_ns, size)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return out
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bases = ", ".join(ast.unparse(b) for b in node.bases)
+            out.lines.append(f"  class {node.name}{f'({bases})' if bases else ''}:")
+            out.defines.add(node.name)
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    out.lines.append(f"    {_signature(item)}")
+                    out.defines.add(item.name)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.lines.append(f"  {_signature(node)}")
+            out.defines.add(node.name)
+    for any_node in ast.walk(tree):
+        if isinstance(any_node, ast.Import):
+            out.imports.update(a.name for a in any_node.names)
+        elif isinstance(any_node, ast.ImportFrom) and any_node.module and not any_node.level:
+            out.imports.add(any_node.module)
+            out.imports.update(f"{any_node.module}.{a.name}" for a in any_node.names)
+        elif isinstance(any_node, ast.Name):
+            out.uses.add(any_node.id)
+        elif isinstance(any_node, ast.Attribute):
+            out.uses.add(any_node.attr)
+    return out
+
+
+class RepoMap:
+    """The outlines of a workspace's Python files, kept current by ``refresh``."""
+
+    def __init__(self, root: Path, deny: Sequence[str] = ()) -> None:
+        self.root = root.resolve()
+        self.deny = list(deny)
+        self.files: dict[str, Outline] = {}
+
+    def _walk(self) -> Iterable[tuple[str, os.stat_result]]:
+        for top, dirs, names in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            for name in sorted(names):
+                if not name.endswith(".py"):
+                    continue
+                full = Path(top) / name
+                rel = full.relative_to(self.root).as_posix()
+                if denied_by(rel, self.deny):
+                    continue
+                try:
+                    st = full.lstat()
+                except OSError:
+                    continue
+                if st.st_size <= MAX_FILE_BYTES and not full.is_symlink():
+                    yield rel, st
+
+    def refresh(self) -> int:
+        """Re-read what changed since the last call; returns how many files were parsed."""
+        seen: dict[str, Outline] = {}
+        parsed = 0
+        for rel, st in self._walk():
+            old = self.files.get(rel)
+            if old is not None and (old.mtime_ns, old.size) == (st.st_mtime_ns, st.st_size):
+                seen[rel] = old
+                continue
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            seen[rel] = outline(text, module_name(rel), st.st_mtime_ns, st.st_size)
+            parsed += 1
+        self.files = seen
+        return parsed
+
+    def distances(self, seeds: Iterable[str]) -> dict[str, int]:
+        """Import hops from the seed files, both ways (who imports whom)."""
+        by_module = {o.module: rel for rel, o in self.files.items()}
+        edges: dict[str, set[str]] = {rel: set() for rel in self.files}
+        for rel, o in self.files.items():
+            for name in o.imports:
+                other = by_module.get(name)
+                if other is not None and other != rel:
+                    edges[rel].add(other)
+                    edges[other].add(rel)
+        dist = {s: 0 for s in seeds if s in self.files}
+        queue = deque(dist)
+        while queue:
+            here = queue.popleft()
+            for nxt in sorted(edges[here]):
+                if nxt not in dist:
+                    dist[nxt] = dist[here] + 1
+                    queue.append(nxt)
+        return dist
+
+    def render(self, seeds: Sequence[str], max_chars: int = 6_000) -> str:
+        """The outline within ``max_chars`` of the files other than the seeds (the round's
+        own files: tests, traceback frames, what they import, shown in full): nearest the
+        seeds first, then files defining more of the names the seeds use, then by path."""
+        dist = self.distances(seeds)
+        used = set().union(*(self.files[s].uses for s in seeds if s in self.files))
+        far = max(dist.values(), default=0) + 1
+
+        def rank(rel: str) -> tuple[int, int, str]:
+            o = self.files[rel]
+            return (dist.get(rel, far), -len(o.defines & used), rel)
+
+        out: list[str] = []
+        size = 0
+        shown = 0
+        shown_whole = set(seeds)  # the round shows these in full already
+        candidates = [rel for rel, o in self.files.items() if o.lines and rel not in shown_whole]
+        for rel in sorted(candidates, key=rank):
+            block = "\n".join([rel, *self.files[rel].lines])
+            if size + len(block) + 1 > max_chars:
+                continue  # a smaller file further down may still fit
+            out.append(block)
+            size += len(block) + 1
+            shown += 1
+        if not out:
+            return ""
+        head = (
+            f"(outline of {shown} of {len(candidates)} Python files, nearest the failing "
+            "tests first)"
+        )
+        return "\n".join([head, *out])
+
+
+_LOCK = threading.Lock()
+_MAPS: dict[tuple[str, tuple[str, ...]], RepoMap] = {}
+
+
+def repo_map(root: Path, deny: Sequence[str]) -> RepoMap:
+    """The workspace's map, current: one per (root, deny list) in this process, so a
+    language server re-reads only what changed since its last job."""
+    key = (str(root.resolve()), tuple(deny))
+    with _LOCK:
+        found = _MAPS.get(key)
+        if found is None:
+            found = _MAPS[key] = RepoMap(root, deny)
+        found.refresh()
+        return found

@@ -1,0 +1,95 @@
+"""The repository map: outlines read with ast, nearest the failing tests first, within a
+budget, kept current by modification time, never reading denied or skipped files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conductor_lsp.fix.repo_map import RepoMap, outline
+from conductor_lsp.plan import Plan, Step
+from conductor_lsp.runtime.requests import build_request
+from conductor_lsp.runtime.results import StepResult
+from conductor_lsp.task import FileContext, Task
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+REPO = {
+    "tests/test_orders.py": "from shop.orders import total\n\ndef test_total():\n"
+    "    assert total([1, 2], region='EU') == 3.6\n",
+    "shop/__init__.py": "",
+    "shop/orders.py": "from shop.tax import rate\n\ndef total(items, region='US'):\n"
+    "    return sum(items) * (1 + rate(region))\n",
+    "shop/tax.py": "from shop.money import cents\n\nRATES = {'EU': 0.2}\n\n"
+    "def rate(region: str) -> float:\n    return RATES.get(region, 0.0)\n",
+    "shop/money.py": "def cents(x: float) -> int:\n    return round(x * 100)\n",
+    "shop/admin/report.py": "class Report:\n    def render(self, width: int = 80) -> str:\n"
+    "        return ''\n",
+    "secrets/keys.py": "def key():\n    return 'abc'\n",
+    ".venv/lib/site.py": "def vendored():\n    pass\n",
+    "broken.py": "def (:\n",
+}
+
+
+def test_outline_lists_classes_and_functions_with_signatures() -> None:
+    o = outline(REPO["shop/admin/report.py"] + "\nasync def fetch(url, *, timeout=3): ...\n", "m")
+    assert o.lines == [
+        "  class Report:",
+        "    def render(self, width: int=80) -> str",
+        "  async def fetch(url, *, timeout=3)",
+    ]
+    assert outline("def (:\n", "m").lines == []  # a file that does not parse: nothing
+
+
+def test_the_map_ranks_by_import_distance_from_the_failing_test(tmp_path: Path) -> None:
+    write(tmp_path, REPO)
+    repo = RepoMap(tmp_path, deny=["secrets"])
+    assert repo.refresh() == 7  # the venv is skipped, the denied folder never read
+    text = repo.render(["tests/test_orders.py", "shop/orders.py"], max_chars=10_000)
+    lines = text.splitlines()
+    assert lines[0].startswith("(outline of 3 of 3 Python files")
+    # tax.py is one import away from what the test runs, money.py two, report.py none.
+    order = [line for line in lines if line.endswith(".py")]
+    assert order == ["shop/tax.py", "shop/money.py", "shop/admin/report.py"]
+    assert "  def rate(region: str) -> float" in lines
+    assert "key" not in text and "vendored" not in text
+    assert "tests/test_orders.py" not in order  # shown in full already
+    # Within a small budget only the nearest fit.
+    small = repo.render(["tests/test_orders.py", "shop/orders.py"], max_chars=120)
+    assert "shop/tax.py" in small and "report.py" not in small
+
+
+def test_refresh_parses_only_what_changed(tmp_path: Path) -> None:
+    write(tmp_path, REPO)
+    repo = RepoMap(tmp_path)
+    repo.refresh()
+    assert repo.refresh() == 0
+    money = tmp_path / "shop/money.py"
+    money.write_text("def cents(x: float, digits: int = 2) -> int:\n    return 0\n")
+    st = money.stat()
+    os.utime(money, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert repo.refresh() == 1
+    assert "  def cents(x: float, digits: int=2) -> int" in repo.files["shop/money.py"].lines
+    (tmp_path / "shop/admin/report.py").unlink()
+    repo.refresh()
+    assert "shop/admin/report.py" not in repo.files
+
+
+def test_only_analysis_steps_are_sent_the_map() -> None:
+    task = Task("fix it", (FileContext("a.py", "x = 1\n"),), repo_map="shop/tax.py\n  def rate()")
+    plan = Plan(
+        steps=(
+            Step("w", "Find the cause and name the lines to change.", (), "analysis"),
+            Step("w", "Make the change.", (0,), "generation"),
+        )
+    )
+    first = build_request(task, plan, 0, [])
+    assert "## Repository map\nshop/tax.py" in first.prompt_text()
+    done = StepResult(0, plan.steps[0], "The cause is in tax.py.", answered=True)
+    assert "Repository map" not in build_request(task, plan, 1, [done]).prompt_text()
