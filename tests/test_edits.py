@@ -200,3 +200,21 @@ def test_exact_replacement_of_a_unique_line(lines: list[str], data: st.DataObjec
     r = apply_output({"f.py": text}, sr("f.py", lines[k] + "\n", "CHANGED\n"))
     assert r.ok, r.report()
     assert r.new_texts["f.py"].splitlines() == [*lines[:k], "CHANGED", *lines[k + 1 :]]
+
+
+def test_hunks_apply_in_any_subset_and_close_changes_are_one_hunk() -> None:
+    from conductor_lsp.edits.hunks import apply_hunks, file_hunks, hunks_of
+
+    before = "a\nb\nc\nd\ne\nf\ng\nh\n"
+    after = "a\nB\nc\nd\ne\nf\nG\nh\nI\n"
+    hunks = file_hunks("x.py", before, after)
+    assert [h.label for h in hunks] == ["x.py:2", "x.py:7-8"]  # g..I: one hunk (a gap of 1)
+    assert apply_hunks(before, after, hunks, set()) == before
+    assert apply_hunks(before, after, hunks, {0, 1}) == after
+    assert apply_hunks(before, after, hunks, {0}) == "a\nB\nc\nd\ne\nf\ng\nh\n"
+    assert apply_hunks(before, after, hunks, {1}) == "a\nb\nc\nd\ne\nf\nG\nh\nI\n"
+    assert "@@ -2,1 +2,1 @@\n-b\n+B\n" in hunks[0].diff()
+    both = hunks_of({"x.py": before, "new.py": None}, {"x.py": after, "new.py": "z\n"})
+    assert [(h.index, h.label) for h in both] == [(0, "new.py:1"), (1, "x.py:2"), (2, "x.py:7-8")]
+    assert apply_hunks(None, "z\n", both[:1], {0}) == "z\n"
+    assert apply_hunks(None, "z\n", both[:1], set()) == ""

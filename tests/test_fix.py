@@ -312,3 +312,60 @@ def undo_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=60,
     )
+
+
+def test_review_writes_only_accepted_hunks_and_the_reason_reaches_the_next_try(
+    repo: Path, standin: StandIn
+) -> None:
+    """`fix --review`: two hunks; the user rejects the fix with a reason and the comment
+    without one, so nothing is written; the next try's prompt holds the reason, its fix is
+    accepted and written, and the episodes record the rejection (no success for it)."""
+    swapped = sr("calc.py", "    return a - b\n", "    return b + a\n")
+    comment = sr("calc.py", "    return a * b\n", "    return a * b  # product\n")
+    standin.push(Behaviour(text=swapped + comment), Behaviour(text=GOOD))
+    answers = "r\nwrite a + b, in that order\nn\ny\ny\n"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    out = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(repo), "--review"],
+        env=env,
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Apply this hunk (1/2)" in out.stdout and "Apply this hunk (2/2)" in out.stdout
+    assert "rejected: calc.py:2: write a + b, in that order" in out.stdout
+    assert "rejected: calc.py:6: (no reason given)" in out.stdout
+    assert (repo / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")  # the retry's
+    assert "write a + b, in that order" in standin.seen[1].prompt()
+    from conductor_lsp.learn.reward import reward
+    from conductor_lsp.runtime.episodes import read_episodes
+
+    episodes = read_episodes(repo / ".conductor" / "episodes.jsonl")
+    first, second = sorted(
+        {e.job for e in episodes}, key=lambda j: [e.job for e in episodes].index(j)
+    )
+    rejected = [e for e in episodes if e.job == first]
+    assert rejected and all(e.rejected and not e.green for e in rejected)
+    assert all(reward(e) <= 0 for e in rejected)
+    assert any(e.green for e in episodes if e.job == second)
+
+
+def test_review_writes_the_accepted_hunk_alone_and_tests_it(repo: Path, standin: StandIn) -> None:
+    fixed = sr("calc.py", "    return a - b\n", "    return a + b\n")
+    comment = sr("calc.py", "    return a * b\n", "    return a * b  # product\n")
+    standin.push(Behaviour(text=fixed + comment))
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    out = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(repo), "--review"],
+        env=env,
+        input="y\nq\nn\n",
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert (repo / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")  # no comment
+    assert "not tested without the rest" in out.stdout
+    assert "tests after review: passed" in out.stdout
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -39,6 +39,7 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
         outcome = e.outcome
         state = "green" if outcome and outcome.green else ("tested" if outcome else "untested")
         state += ", undone" if e.undone else ""
+        state += f", {len(e.rejected)} rejected" if e.rejected else ""
         console.print(
             f"{when}  round {e.round}  {e.shape:<40}  {state:<16} "
             f"${e.cost:.4f}  reward {reward(e, weights):+.3f}",

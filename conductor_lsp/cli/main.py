@@ -41,6 +41,7 @@ from .render import (
     print_model_stats,
     print_result,
 )
+from .review import retry_instruction, terminal_reviewer
 from .train import add_parser as add_train_parser
 from .train import run_train
 
@@ -82,6 +83,11 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--max-iterations", type=int, help="most fix-and-test rounds")
     f.add_argument("--budget-usd", type=float, help="most dollars for the whole loop")
     f.add_argument("--instruction", help="what to do besides making the tests pass")
+    f.add_argument(
+        "--review",
+        action="store_true",
+        help="accept or reject the fix hunk by hunk before it is written (y/n/r: with a reason)",
+    )
     f.set_defaults(func=_fix)
     e = sub.add_parser(
         "eval", help="run a task suite with strategies side by side", parents=[config]
@@ -216,22 +222,32 @@ def _doctor(root: Path, args: argparse.Namespace, console: Console) -> int:
 
 def _fix(root: Path, args: argparse.Namespace, console: Console) -> int:
     config = _config(root, args)
+    review = terminal_reviewer(console) if args.review else None
+    instruction = args.instruction or DEFAULT_INSTRUCTION
 
-    async def fix() -> Any:
+    async def fix(instruction: str) -> Any:
         session = Session(config)
         try:
             with progress(console) as on_event:
-                loop = FixLoop(
-                    session, instruction=args.instruction or DEFAULT_INSTRUCTION, on_event=on_event
-                )
+                loop = FixLoop(session, instruction=instruction, on_event=on_event, review=review)
                 return await loop.run()
         finally:
             await session.aclose()
 
-    report = asyncio.run(fix())
-    print_fix_report(console, report)
-    print_model_stats(console)
-    return int(report.exit_code)
+    while True:
+        report = asyncio.run(fix(instruction))
+        print_fix_report(console, report)
+        print_model_stats(console)
+        if not (review and report.rejected and _ask_yes(console, "Try again with your reasons?")):
+            return int(report.exit_code)
+        instruction = retry_instruction(instruction, report.rejected)
+
+
+def _ask_yes(console: Console, question: str) -> bool:
+    try:
+        return input(f"{question} [y/N] ").strip().lower().startswith("y")
+    except EOFError:
+        return False
 
 
 def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:

@@ -152,6 +152,8 @@ def print_fix_report(console: Console, report: FixReport) -> None:
     console.print(
         f"written: {', '.join(report.written) if report.written else 'nothing'}", markup=False
     )
+    for line in report.rejected:
+        console.print(f"rejected: {line}", markup=False, highlight=False)
     if report.kept:
         console.print(f"kept: {report.kept}", markup=False, highlight=False)
     console.print(

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..edits.hunks import Hunk, apply_hunks, hunks_of
 from ..edits.paths import check_path
 from ..edits.workspace import replace_files
 from ..errors import EditError
@@ -38,6 +40,19 @@ def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -
     return "".join(out)
 
 
+@dataclass(frozen=True)
+class Review:
+    """What the user kept of the fix: the accepted hunks' indices, and a reason for each
+    rejected hunk that has one."""
+
+    accepted: frozenset[int]
+    reasons: Mapping[int, str] = field(default_factory=dict)
+
+
+#: Shows the fix's hunks to the user and returns what they accepted.
+Reviewer = Callable[[Sequence[Hunk]], Awaitable[Review]]
+
+
 class Finisher:
     def __init__(
         self,
@@ -46,12 +61,45 @@ class Finisher:
         deny: Sequence[str],
         busy: Callable[[str], bool],
         note: Callable[[int, str], None],
+        review: Reviewer | None = None,
     ) -> None:
         self.root = root.resolve()
         self.start = start
         self.deny = deny
         self.busy = busy
         self.note = note
+        self.review = review
+
+    async def _reviewed(
+        self, report: FixReport, before: Mapping[str, bytes | None], files: Mapping[str, bytes]
+    ) -> dict[str, bytes]:
+        """The files with only the hunks the user accepted (text files; a binary one is
+        all or nothing with the rest); fills ``report.rejected``."""
+        try:
+            old = {r: None if b is None else b.decode("utf-8") for r, b in before.items()}
+            new = {r: b.decode("utf-8") for r, b in files.items()}
+        except UnicodeDecodeError:
+            return dict(files)
+        hunks = hunks_of(old, new)
+        if not hunks or self.review is None:
+            return dict(files)
+        review = await self.review(hunks)
+        report.rejected = [
+            f"{h.label}: {review.reasons.get(h.index, '').strip() or '(no reason given)'}"
+            for h in hunks
+            if h.index not in review.accepted
+        ]
+        out: dict[str, bytes] = {}
+        for rel in sorted(new):
+            mine = [h for h in hunks if h.path == rel]
+            if any(h.index in review.accepted for h in mine):
+                kept = apply_hunks(old[rel], new[rel], mine, set(review.accepted))
+                out[rel] = kept.encode("utf-8")
+        if report.rejected:
+            self.note(0, f"rejected in review: {'; '.join(report.rejected)}")
+        if out and report.rejected:
+            self.note(0, "the accepted hunks are written as they are, not tested without the rest")
+        return out
 
     async def finish(self, report: FixReport, best: State, *, write: bool) -> None:
         """Write ``best`` (or keep it) and fill the report's end, written, kept and diff."""
@@ -70,15 +118,24 @@ class Finisher:
         why = "the job was cancelled" if not write else ""
         if changed:
             why = f"changed during the job: {', '.join(changed)}"
+        files: Mapping[str, bytes] = best.files
+        if not why and self.review is not None:
+            files = await self._reviewed(report, before, best.files)
+            if not files:
+                self.note(0, "every hunk was rejected: the workspace is unchanged")
+                report.outcome = "failed" if report.outcome == "green" else report.outcome
+                report.reason = "rejected in review"
+                return
         if not why:
             try:
-                report.written = await asyncio.to_thread(self._write, best.files)
+                report.written = await asyncio.to_thread(self._write, files)
             except (EditError, OSError) as e:
                 why = f"the write failed, nothing was written: {e}"
         if why:
             await self._keep(report, best, why)
             return
-        report.end = best.run
+        if not report.rejected:
+            report.end = best.run
         self.note(0, f"wrote {', '.join(report.written)} ({best.label})")
         await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_END}: {report.outcome}")
 

@@ -38,7 +38,7 @@ from .candidates import (
     leaf_records,
 )
 from .context import context_files
-from .finish import Finisher
+from .finish import Finisher, Reviewer
 from .online import learn_online
 from .repo_map import repo_map
 from .report import FixReport
@@ -62,9 +62,11 @@ class FixLoop:
         on_event: EventSink = ignore,
         on_tests: Callable[[TestRun], None] = lambda run: None,
         busy: Callable[[str], bool] = lambda rel: False,
+        review: Reviewer | None = None,
     ) -> None:
         """``on_tests`` sees the workspace's test runs (the start and the end); ``busy``
-        says whether the user is editing a file right now (an unsaved buffer)."""
+        says whether the user is editing a file right now (an unsaved buffer); ``review``
+        shows the final fix's hunks to the user, and only those accepted are written."""
         cfg = session.config
         if not cfg.test.command:
             raise ConfigError("no test command: set [test] command or pass --test")
@@ -74,6 +76,7 @@ class FixLoop:
         self.on_event = on_event
         self.on_tests = on_tests
         self.busy = busy
+        self.review = review
         self.meter = Meter(cfg.budget)
         #: The job's id in episodes: its start checkpoint, which undo names too.
         self.job_id = ""
@@ -116,8 +119,17 @@ class FixLoop:
             await bench.close()
         if report.outcome == "green":
             report.reason = ""
-        finisher = Finisher(self.root, start_cp, cfg.edits.all_deny(), self.busy, self.note)
+        finisher = Finisher(
+            self.root, start_cp, cfg.edits.all_deny(), self.busy, self.note, self.review
+        )
         await finisher.finish(report, self.best or start, write=report.outcome != "cancelled")
+        if report.rejected:
+            # What the user kept was never tested alone: test it now, and teach the
+            # episodes that this fix was not wanted as it was.
+            self.session.episodes.review(self.job_id, report.rejected)
+            if report.written:
+                report.end = await run_tests(cfg.test.command, self.root, cfg.test.timeout)
+                self.note(0, f"tests after review: {_state(report.end)}")
         report.seconds = time.monotonic() - started
         self.on_tests(report.end)
         if cfg.learn.online:

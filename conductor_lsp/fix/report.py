@@ -25,6 +25,8 @@ class FixReport:
     kept: str = ""
     #: Which candidate's state the job ended with ('' when no state beat the start).
     best: str = ""
+    #: Hunks the user rejected in review, each with its reason (``path:lines: reason``).
+    rejected: list[str] = field(default_factory=list)
     diff: str = ""
     seconds: float = 0.0
     #: Per worker, over all rounds and candidates.

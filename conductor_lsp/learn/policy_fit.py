@@ -44,7 +44,7 @@ def examples_from(episodes: Sequence[Episode], policy: Policy) -> list[Example]:
             step = e.steps[leaf.step]
             if not any(w.name == step.worker and not w.is_tool for w in e.workers):
                 continue
-            green = leaf.green and not e.undone
+            green = leaf.green and not e.undone and not e.rejected
             subtask = BASELINE_OF.get(step.subtask, step.subtask)
             key = index(policy.wordings, subtask)
             if key is None:

@@ -2,7 +2,8 @@
 
     reward = success - cost_weight * dollars - seconds_weight * seconds - format_penalty
 
-``success`` is 1 when the tests went green (and the user did not undo the job), else
+``success`` is 1 when the tests went green (and the user neither undid the job nor
+rejected any of its fix in review), else
 the fraction of the originally failing tests that now pass, or 0 if any test that
 passed before now fails, the answer was never tested, or the job was undone.
 ``dollars`` and ``seconds`` are the whole job's, the conductor's own call included.
@@ -44,7 +45,8 @@ def success(outcome: Outcome | None, undone: bool = False) -> float:
 def reward(episode: Episode, weights: Weights | None = None) -> float:
     """The reward of one joined episode (see ``runtime.episodes.read_episodes``)."""
     weights = weights or Weights()
-    value = success(episode.outcome, episode.undone)
+    # A fix the user rejected (any hunk, in review) or undid is no success, however green.
+    value = success(episode.outcome, episode.undone or bool(episode.rejected))
     value -= weights.cost * episode.cost
     value -= weights.seconds * episode.seconds
     if episode.fallback and episode.asked_model:

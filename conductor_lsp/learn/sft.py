@@ -48,7 +48,7 @@ def accepted(
     by_round, by_task = _baselines(episodes, weights)
     out = []
     for e in episodes:
-        if not _is_conductor(e) or e.outcome is None or e.undone:
+        if not _is_conductor(e) or e.outcome is None or e.undone or e.rejected:
             continue
         value = reward(e, weights)
         base = by_round.get((e.job, e.round))

@@ -12,6 +12,7 @@ only, so a crash loses at most the line being written. Three record types, joine
   green (of the plan's best candidate), and ``leaves``: each candidate's own verdict
   (step, worker, applied, refused, green, failing after).
 - ``undo``: the user undid a job (its start checkpoint), so its episodes did not help.
+- ``review``: the user rejected hunks of a job's fix, with reasons: not a success either.
 
 Keys never appear: records are scrubbed like traces. File contents appear only as the
 task shows them, and tasks never hold files on the deny list.
@@ -163,6 +164,11 @@ class EpisodeLog:
         if job:
             self._write({"type": "undo", "job": job, "time": time.time()})
 
+    def review(self, job: str, rejected: list[str]) -> None:
+        """The user rejected hunks of the job's fix (``path:lines: reason`` each)."""
+        if job and rejected:
+            self._write({"type": "review", "job": job, "rejected": rejected, "time": time.time()})
+
 
 def read_episodes(path: Path, skipped: list[str] | None = None) -> list[Episode]:
     """Episodes with their outcome and ``undone`` joined in, typed. Damaged lines and
@@ -170,6 +176,7 @@ def read_episodes(path: Path, skipped: list[str] | None = None) -> list[Episode]
     records: dict[str, dict[str, Any]] = {}
     outcomes: dict[str, dict[str, Any]] = {}
     undone: set[str] = set()
+    rejected: dict[str, list[str]] = {}
     if not path.is_file():
         return []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -186,11 +193,22 @@ def read_episodes(path: Path, skipped: list[str] | None = None) -> list[Episode]
             outcomes[record["id"]] = record
         elif kind == "undo" and isinstance(record.get("job"), str):
             undone.add(record["job"])
+        elif kind == "review" and isinstance(record.get("job"), str):
+            why = record.get("rejected")
+            if isinstance(why, list):
+                rejected.setdefault(record["job"], []).extend(str(w) for w in why)
     out = []
     for key, record in records.items():
         job = record.get("job")
         try:
-            out.append(Episode.from_json(record, outcomes.get(key), bool(job) and job in undone))
+            out.append(
+                Episode.from_json(
+                    record,
+                    outcomes.get(key),
+                    bool(job) and job in undone,
+                    tuple(rejected.get(job, ())) if job else (),
+                )
+            )
         except EpisodeFormatError as e:
             if skipped is not None:
                 skipped.append(str(e))

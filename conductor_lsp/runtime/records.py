@@ -128,6 +128,8 @@ class Episode:
     seconds: float = 0.0
     outcome: Outcome | None = None
     undone: bool = False
+    #: Hunks of the job's fix the user rejected in review, with their reasons.
+    rejected: tuple[str, ...] = ()
 
     @property
     def shape(self) -> str:
@@ -137,7 +139,7 @@ class Episode:
 
     @property
     def green(self) -> bool:
-        return bool(self.outcome and self.outcome.green and not self.undone)
+        return bool(self.outcome and self.outcome.green and not self.undone and not self.rejected)
 
     @classmethod
     def from_json(
@@ -145,6 +147,7 @@ class Episode:
         record: Mapping[str, Any],
         outcome: Mapping[str, Any] | None = None,
         undone: bool = False,
+        rejected: tuple[str, ...] = (),
     ) -> Episode:
         version = record.get("version", 1)
         if version not in KNOWN_VERSIONS:
@@ -177,6 +180,7 @@ class Episode:
                 seconds=float(result.get("seconds") or 0.0),
                 outcome=None if outcome is None else Outcome.from_json(outcome),
                 undone=undone,
+                rejected=rejected,
             )
         except (KeyError, TypeError, ValueError) as e:
             raise EpisodeFormatError(f"episode {record.get('id')!r} is damaged: {e}") from e
