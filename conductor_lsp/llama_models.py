@@ -70,7 +70,7 @@ class LlamaModel:
         self.threads = threads or default_threads()
         self.key = f"llama:{self.path}:{n_ctx}:{self.threads}"
         engine = f"llama.cpp ({self.threads} threads)"
-        model_stats.loading(self.key, self.path, engine)
+        model_stats.loading(self.path, engine)
         started = time.monotonic()
         self.llm: Any = llama_cpp.Llama(
             model_path=self.path,

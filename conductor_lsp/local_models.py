@@ -228,7 +228,7 @@ class LocalModel:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()
         engine = f"transformers ({self.device}{', int8' if quantize == 'int8' else ''})"
-        model_stats.loading(self.key, model, engine, _load_note(model, self.device))
+        model_stats.loading(model, engine, _load_note(model, self.device))
         how: list[str] = []
         self.model, self.tokenizer = load_pretrained(model, self.device, how=how)
         if adapter:

@@ -61,7 +61,7 @@ def announce(line: str) -> None:
         fn(line)
 
 
-def loading(key: str, path: str, engine: str, note: str = "") -> None:
+def loading(path: str, engine: str, note: str = "") -> None:
     """A load starts (``note``: what it will take)."""
     announce(f"loading {Path(path).name} on {engine}{f' ({note})' if note else ''}...")
 

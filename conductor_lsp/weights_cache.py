@@ -20,6 +20,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from .user_cache import cache_home
+
 MANIFEST = "conductor-lsp-cache.json"
 FORMAT = 1
 _CHUNK = 1 << 22
@@ -29,10 +31,7 @@ _LOCK = threading.Lock()
 def cache_root() -> Path:
     """``$CONDUCTOR_LSP_CACHE``, else ``$XDG_CACHE_HOME/conductor-lsp``, else ``~/.cache``."""
     explicit = os.environ.get("CONDUCTOR_LSP_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "conductor-lsp"
+    return Path(explicit).expanduser() if explicit else cache_home()
 
 
 def file_digest(path: Path) -> str:

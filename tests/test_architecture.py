@@ -36,6 +36,7 @@ BASIC = {
     "llama_models",
     "weights_cache",
     "model_stats",
+    "user_cache",
     "secrets",
     "limits",
     "repo",

@@ -29,9 +29,6 @@ from .prompt import build_prompt
 class LlamaOptions(DecodingOptions, LlamaEngineOptions):
     """llama-cpp: how the plan is decoded, the context and the cores."""
 
-    def check(self) -> None:
-        LlamaEngineOptions.check(self)
-
 
 class LlamaCppConductor(InProcessConductor):
     name = "llama-cpp"

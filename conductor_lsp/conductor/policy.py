@@ -94,7 +94,7 @@ class Policy:
         rows = [
             (task_features(e.brief), e.action, e.workers, e.green)
             for e in examples
-            if features((), e.action, e.workers)
+            if any(w.name == e.action.worker for w in e.workers)  # else no features at all
         ]
         w = self.weights
         g2: dict[int, float] = {}
@@ -190,8 +190,7 @@ class Policy:
                 key = (False, dollars, seconds, miss) if reaches else (True, miss, dollars, seconds)
                 if best is None or key < best[0]:
                     best = (key, combo)
-        if best is None:
-            return ranked[:1]
+        assert best is not None  # each affordable action alone is a set within the budget
         return sorted((ranked[i] for i in best[1]), key=lambda t: -t[1])
 
     def plan(

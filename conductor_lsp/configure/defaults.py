@@ -46,10 +46,11 @@ def local_engines() -> tuple[str, str] | None:
     return None
 
 
-def _conductor(cfg: Config, smol: Path | None, local_ok: bool) -> None:
+def _conductor(
+    cfg: Config, smol: Path | None, local_ok: bool, engines: tuple[str, str] | None
+) -> None:
     c = cfg.conductor
     if c.backend == AUTO:
-        engines = local_engines()
         if c.model and engines:
             gguf = c.model.lower().endswith(".gguf")
             # A LoRA adapter (train's output) merges through peft: transformers only.
@@ -77,8 +78,9 @@ def _conductor(cfg: Config, smol: Path | None, local_ok: bool) -> None:
         cfg.sources.append(f"auto: conductor model = {smol}")
 
 
-def _pool(cfg: Config, env: Mapping[str, str], smol: Path | None) -> None:
-    engines = local_engines()
+def _pool(
+    cfg: Config, env: Mapping[str, str], smol: Path | None, engines: tuple[str, str] | None
+) -> None:
     if smol and engines:
         cfg.workers["local"] = WorkerConfig(
             provider=engines[1],
@@ -106,9 +108,10 @@ def apply_defaults(cfg: Config, env: Mapping[str, str]) -> None:
     """Fill what the user left open; every choice is recorded in ``cfg.sources``."""
     smol = find_smollm2()
     local_ok = local_models_available()
-    _conductor(cfg, smol, local_ok)
+    engines = local_engines()
+    _conductor(cfg, smol, local_ok, engines)
     if not cfg.workers:
-        _pool(cfg, env, smol)
+        _pool(cfg, env, smol, engines)
     if not cfg.test.command and looks_like_pytest_project(cfg.root):
         cfg.test.command = DEFAULT_TEST_COMMAND
         cfg.sources.append(f"auto: test command = {DEFAULT_TEST_COMMAND}")

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import CheckpointError
 from ..repo import GIT_IDENTITY
 from ..runtime.state import STATE_DIR
+from ..user_cache import cache_home
 
 REF_PREFIX = "refs/conductor/checkpoints/"
 EXCLUDE = (STATE_DIR,)  # our own traces and state
@@ -273,11 +274,6 @@ def _prune(repo: object) -> None:
 
 
 # --- outside git: copies in a cache directory ------------------------------------------
-
-
-def cache_home() -> Path:
-    """conductor-lsp's folder in the user cache: outside every workspace."""
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "conductor-lsp"
 
 
 def workspace_key(root: Path) -> str:

@@ -71,7 +71,11 @@ class Finisher:
         self.review = review
 
     async def _reviewed(
-        self, report: FixReport, before: Mapping[str, bytes | None], files: Mapping[str, bytes]
+        self,
+        review: Reviewer,
+        report: FixReport,
+        before: Mapping[str, bytes | None],
+        files: Mapping[str, bytes],
     ) -> dict[str, bytes]:
         """The files with only the hunks the user accepted (text files; a binary one is
         all or nothing with the rest); fills ``report.rejected``."""
@@ -81,20 +85,20 @@ class Finisher:
         except UnicodeDecodeError:
             return dict(files)
         hunks = hunks_of(old, new)
-        if not hunks or self.review is None:
+        if not hunks:
             return dict(files)
-        review = await self.review(hunks)
+        kept = await review(hunks)
         report.rejected = [
-            f"{h.label}: {review.reasons.get(h.index, '').strip() or '(no reason given)'}"
+            f"{h.label}: {kept.reasons.get(h.index, '').strip() or '(no reason given)'}"
             for h in hunks
-            if h.index not in review.accepted
+            if h.index not in kept.accepted
         ]
         out: dict[str, bytes] = {}
         for rel in sorted(new):
             mine = [h for h in hunks if h.path == rel]
-            if any(h.index in review.accepted for h in mine):
-                kept = apply_hunks(old[rel], new[rel], mine, set(review.accepted))
-                out[rel] = kept.encode("utf-8")
+            if any(h.index in kept.accepted for h in mine):
+                text = apply_hunks(old[rel], new[rel], mine, set(kept.accepted))
+                out[rel] = text.encode("utf-8")
         if report.rejected:
             self.note(0, f"rejected in review: {'; '.join(report.rejected)}")
         if out and report.rejected:
@@ -120,7 +124,7 @@ class Finisher:
             why = f"changed during the job: {', '.join(changed)}"
         files: Mapping[str, bytes] = best.files
         if not why and self.review is not None:
-            files = await self._reviewed(report, before, best.files)
+            files = await self._reviewed(self.review, report, before, best.files)
             if not files:
                 self.note(0, "every hunk was rejected: the workspace is unchanged")
                 report.outcome = "failed" if report.outcome == "green" else report.outcome

@@ -40,7 +40,7 @@ from .candidates import (
 from .context import context_files
 from .finish import Finisher, Reviewer
 from .online import learn_online
-from .repo_map import repo_map
+from .repo_map import RepoMap, repo_map
 from .report import FixReport
 from .sandbox import Workbench
 from .stops import Cancelled, Green, OutOfBudget, Stop, Stuck
@@ -82,6 +82,8 @@ class FixLoop:
         self.job_id = ""
         #: The best verified state so far: what the workspace becomes at the end.
         self.best: State | None = None
+        #: The workspace's outline, read once a job (the job writes only at its end).
+        self.repo: RepoMap | None = None
 
     def note(self, k: int, message: str) -> None:
         self.on_event(LoopNote(k, message))
@@ -98,6 +100,8 @@ class FixLoop:
         self.on_tests(first)
         self.note(0, f"tests: {_state(first)}")
         report = FixReport("failed", "", first, first, start_cp)
+        if cfg.fix.repo_map_chars > 0:
+            self.repo = await asyncio.to_thread(repo_map, self.root, cfg.edits.all_deny())
         bench = await asyncio.to_thread(Workbench, self.root, start_cp)
         verifier = Verifier(
             bench,
@@ -205,10 +209,8 @@ class FixLoop:
         finally:
             await verifier.bench.discard(box)
         outline = ""
-        if cfg.fix.repo_map_chars > 0:
-            seeds = [f.path for f in files]
-            repo = await asyncio.to_thread(repo_map, self.root, cfg.edits.all_deny())
-            outline = repo.render(seeds, cfg.fix.repo_map_chars)
+        if self.repo is not None:
+            outline = self.repo.render([f.path for f in files], cfg.fix.repo_map_chars)
         task = Task(
             self.instruction,
             tuple(files),

@@ -30,7 +30,8 @@ from typing import IO
 
 from ..errors import CheckpointError
 from ..repo import GIT_IDENTITY
-from .checkpoint import Checkpoint, cache_home, workspace_key
+from ..user_cache import cache_home
+from .checkpoint import Checkpoint, workspace_key
 
 #: Ignored folders the tests may need, linked into every sandbox when the workspace has them.
 ENV_DIRS = (".venv", "venv", "node_modules")
