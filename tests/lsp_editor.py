@@ -27,6 +27,8 @@ class Editor:
         self.edits: list[types.WorkspaceEdit] = []
         self.before_apply: Any = None  # a hook: the user types while an edit is in flight
         self.refuse = False
+        #: Change annotations whose edits the user unticks in the preview (VS Code's).
+        self.untick: set[str] = set()
 
     def open(self, path: Path) -> str:
         uri = path.as_uri()
@@ -73,7 +75,8 @@ class Editor:
                 if self.drops_stale:
                     continue
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason="stale version")
-            self._set(uri, apply_text_edits(text, list(change.edits)))  # type: ignore[arg-type]
+            kept = [e for e in change.edits if getattr(e, "annotation_id", None) not in self.untick]
+            self._set(uri, apply_text_edits(text, kept))  # type: ignore[arg-type]
         for uri, edits in (edit.changes or {}).items():
             _, text = self.docs.setdefault(uri, [0, ""])
             self._set(uri, apply_text_edits(text, list(edits)))
@@ -107,6 +110,7 @@ async def start(
     drops_stale: bool = False,
     init_options: Any = None,
     configuration: Any = None,
+    experimental: Any = None,
 ) -> tuple[LanguageClient, Editor]:
     client = make_test_lsp_client()
     fix_code_action_structuring(client)
@@ -116,6 +120,8 @@ async def start(
         client.set_configuration(configuration, section="conductor")
     await client.start_io(*SERVER, cwd=str(root))
     caps = client_capabilities(profile) if profile else types.ClientCapabilities()
+    if experimental is not None:
+        caps.experimental = experimental
     await client.initialize_session(
         types.InitializeParams(
             capabilities=caps,

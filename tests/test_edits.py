@@ -209,12 +209,22 @@ def test_hunks_apply_in_any_subset_and_close_changes_are_one_hunk() -> None:
     after = "a\nB\nc\nd\ne\nf\nG\nh\nI\n"
     hunks = file_hunks("x.py", before, after)
     assert [h.label for h in hunks] == ["x.py:2", "x.py:7-8"]  # g..I: one hunk (a gap of 1)
-    assert apply_hunks(before, after, hunks, set()) == before
-    assert apply_hunks(before, after, hunks, {0, 1}) == after
-    assert apply_hunks(before, after, hunks, {0}) == "a\nB\nc\nd\ne\nf\ng\nh\n"
-    assert apply_hunks(before, after, hunks, {1}) == "a\nb\nc\nd\ne\nf\nG\nh\nI\n"
+    assert apply_hunks(before, hunks, set()) == before
+    assert apply_hunks(before, hunks, {0, 1}) == after
+    assert apply_hunks(before, hunks, {0}) == "a\nB\nc\nd\ne\nf\ng\nh\n"
+    assert apply_hunks(before, hunks, {1}) == "a\nb\nc\nd\ne\nf\nG\nh\nI\n"
     assert "@@ -2,1 +2,1 @@\n-b\n+B\n" in hunks[0].diff()
     both = hunks_of({"x.py": before, "new.py": None}, {"x.py": after, "new.py": "z\n"})
     assert [(h.index, h.label) for h in both] == [(0, "new.py:1"), (1, "x.py:2"), (2, "x.py:7-8")]
-    assert apply_hunks(None, "z\n", both[:1], {0}) == "z\n"
-    assert apply_hunks(None, "z\n", both[:1], set()) == ""
+    assert apply_hunks(None, both[:1], {0}) == "z\n"
+    assert apply_hunks(None, both[:1], set()) == ""
+
+
+def test_which_hunks_an_editor_kept_is_read_back_from_the_text() -> None:
+    from conductor_lsp.edits.hunks import applied_hunks, apply_hunks, file_hunks
+
+    before = "a\nb\nc\nd\ne\nf\ng\nh\n"
+    hunks = file_hunks("x.py", before, "a\nB\nc\nd\ne\nf\nG\nh\nI\n")
+    for kept in (set(), {0}, {1}, {0, 1}):
+        assert applied_hunks(before, hunks, apply_hunks(before, hunks, kept)) == kept
+    assert applied_hunks(before, hunks, before.replace("c", "user's own")) is None

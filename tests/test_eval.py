@@ -19,6 +19,8 @@ from conductor_lsp.eval import load_suite, parse_strategies, prepare
 
 SUITE = Path(__file__).resolve().parents[1] / "bench" / "tasks"
 TASKS = load_suite(SUITE)
+#: Bugs whose cause is two modules away from the failing test (the repository map's suite).
+FAR = load_suite(SUITE.parent / "tasks_far")
 
 
 def test_the_suite_is_big_and_varied() -> None:
@@ -50,8 +52,9 @@ async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: P
                 "" if after.passed else f"{repo.name}: fails with its fix:\n{after.output[-500:]}"
             )
 
-    problems = [p for p in await asyncio.gather(*(check(t) for t in TASKS)) if p]
+    problems = [p for p in await asyncio.gather(*(check(t) for t in [*TASKS, *FAR])) if p]
     assert problems == []
+    assert len(FAR) == 5
 
 
 async def test_humaneval_tasks_each_hold_one_bug_that_their_check_finds(tmp_path: Path) -> None:

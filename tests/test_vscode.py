@@ -67,8 +67,11 @@ def respond(seen: Seen) -> str:
 
 
 @pytest.fixture
-def workbench(tmp_path: Path, standin: StandIn) -> Iterator[tuple[Any, Path, Path, Path]]:
-    """code-server on a workspace with a failing test, the .vsix installed, and a page."""
+def workbench(
+    tmp_path: Path, standin: StandIn, request: pytest.FixtureRequest
+) -> Iterator[tuple[Any, Path, Path, Path]]:
+    """code-server on a workspace with a failing test, the .vsix installed, and a page;
+    settings a test passes as the fixture's parameter are added to settings.json."""
     if not ENTRY.is_file():
         missing(f"code-server is not installed in {CODE_SERVER}")
     if not VSIX.is_file():
@@ -101,6 +104,7 @@ def workbench(tmp_path: Path, standin: StandIn) -> Iterator[tuple[Any, Path, Pat
                 "telemetry.telemetryLevel": "off",
                 "extensions.autoUpdate": False,
                 "editor.lightbulb.enabled": "on",
+                **getattr(request, "param", {}),
             }
         )
     )
@@ -311,3 +315,41 @@ def test_a_real_vs_code_fixes_undoes_and_rewrites(
     assert "Analyse the task and the code" in standin.seen[calls].prompt()
     wait(lambda: "budget: calls (1 of 1 made)" in log.read_text(), "the budget to end the job")
     assert len(standin.seen) == calls + 1
+
+
+BOTH = FIXED.replace("def mul(a, b):\n    return a + b\n", "def mul(a, b):\n    return a * b\n")
+
+
+@pytest.mark.parametrize("workbench", [{"conductor.preview": True}], indirect=True)
+def test_the_refactor_preview_shows_each_hunk_and_applies_the_ticked_one(
+    workbench: tuple[Any, Path, Path, Path], standin: StandIn
+) -> None:
+    """With ``preview`` on, the verified fix reaches VS Code as one edit with a change
+    annotation per hunk: the refactor preview lists both, unticked (they need
+    confirmation); ticking one writes it alone, and the episode records the rejection."""
+    page, ws, shots, _ = workbench
+    SHOT[:] = [page, shots]
+    standin.responder = lambda seen: f"calc.py\n```python\n{BOTH}```\n"
+    open_file(page, "calc.py")
+    wait(lambda: "return a - b" in editor_text(page), "calc.py in the editor")
+    page.locator(".statusbar-item", has_text="Conductor").first.wait_for(timeout=90_000)
+    palette(page, "Conductor: Make the Tests Pass")
+    boxes = page.locator(".bulk-edit-panel .edit-checkbox")
+    wait(lambda: boxes.count() >= 3, "the refactor preview (a file and two hunks)", timeout=120)
+    rows = page.locator(".bulk-edit-panel .monaco-list-row")
+    wait(lambda: rows.filter(has_text="a * b").count() == 1, "the second hunk's row")
+    assert (ws / "calc.py").read_text() == BUGGY  # nothing written while the user reviews
+    # VS Code shows changes that need confirmation unticked: tick the first hunk only.
+    rows.filter(has_text="a - b").first.locator(".edit-checkbox").click()
+    page.screenshot(path=str(shots / "refactor-preview.png"))
+    page.locator(".bulk-edit-panel .buttons .monaco-button", has_text="Apply").first.click()
+    wait(lambda: (ws / "calc.py").read_text() == FIXED, "the ticked hunk alone on disk")
+    wait(lambda: "Conductor: green" in status_bar(page), "the job's end in the status bar")
+    page.screenshot(path=str(shots / "after-preview.png"))
+    records = [
+        json.loads(line)
+        for line in (ws / ".conductor" / "episodes.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    reviews = [r for r in records if r.get("type") == "review"]
+    assert reviews and "calc.py:6" in reviews[0]["rejected"][0], reviews

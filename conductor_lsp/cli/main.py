@@ -24,6 +24,7 @@ from ..errors import ConductorError
 from ..eval import ORDERS
 from ..fix import checkpoint
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix.review import retry_instruction
 from ..fix.undo import undo
 from ..runtime.episodes import EpisodeLog
 from ..runtime.events import Event
@@ -41,7 +42,7 @@ from .render import (
     print_model_stats,
     print_result,
 )
-from .review import retry_instruction, terminal_reviewer
+from .review import terminal_reviewer
 from .train import add_parser as add_train_parser
 from .train import run_train
 

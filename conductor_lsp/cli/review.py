@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from rich.console import Console
 
 from ..edits.hunks import Hunk
-from ..fix.finish import Review, Reviewer
+from ..fix.review import Review, Reviewer
 
 HELP = (
     "y - apply this hunk\nn - do not apply it\nr - do not apply it, and say why (the reason "
@@ -56,12 +56,3 @@ def terminal_reviewer(console: Console, ask: Callable[[str], str] = input) -> Re
         return Review(frozenset(accepted), reasons)
 
     return review
-
-
-def retry_instruction(instruction: str, rejected: Sequence[str]) -> str:
-    """The next try's instruction: the first one, and what the user rejected and why."""
-    lines = "\n".join(f"- {r}" for r in rejected)
-    return (
-        f"{instruction.strip()}\n\nThe user reviewed the previous fix and rejected these "
-        f"changes (file:lines: their reason); do not make them again:\n{lines}"
-    )

@@ -66,14 +66,31 @@ def hunks_of(before: Mapping[str, str | None], after: Mapping[str, str]) -> list
     return out
 
 
-def apply_hunks(before: str | None, after: str, hunks: Collection[Hunk], accepted: set[int]) -> str:
-    """``before`` with only the accepted hunks of this file applied (all: ``after``)."""
-    a, b = _lines(before), _lines(after)
+def apply_hunks(before: str | None, hunks: Collection[Hunk], accepted: Collection[int]) -> str:
+    """``before`` with only the accepted ones of this file's ``hunks`` applied."""
+    a = _lines(before)
     out: list[str] = []
     pos = 0
     for h in sorted(hunks, key=lambda h: h.a1):
         out += a[pos : h.a1]
-        out += b[h.b1 : h.b2] if h.index in accepted else a[h.a1 : h.a2]
+        out += h.new if h.index in accepted else a[h.a1 : h.a2]
         pos = h.a2
     out += a[pos:]
     return "".join(out)
+
+
+def applied_hunks(before: str | None, hunks: Collection[Hunk], text: str) -> set[int] | None:
+    """Which of this file's hunks ``text`` holds, when an editor applied some of them and
+    says only that it applied (VS Code's preview, some boxes left unticked); None when ``text``
+    is no mix of them (the user changed something else too)."""
+    mine = sorted(hunks, key=lambda h: h.a1)
+    if len(mine) > 12:  # 4,096 mixes at most; past that, only all or none
+        options = [set(), {h.index for h in mine}]
+    else:
+        options = [
+            {h.index for i, h in enumerate(mine) if mask >> i & 1} for mask in range(1 << len(mine))
+        ]
+    for accepted in options:
+        if apply_hunks(before, mine, accepted) == text:
+            return accepted
+    return None

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..edits.hunks import Hunk, apply_hunks, hunks_of
+from ..edits.hunks import apply_hunks, hunks_of
 from ..edits.paths import check_path
 from ..edits.workspace import replace_files
-from ..errors import EditError
+from ..errors import ConductorError, EditError
 from . import checkpoint as cp
 from .candidates import State
 from .report import FixReport
+from .review import Reviewer
 
 
 def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -> str:
@@ -38,19 +38,6 @@ def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -
         origin = f"a/{rel}" if old is not None else "/dev/null"
         out += difflib.unified_diff(a, b, origin, f"b/{rel}")
     return "".join(out)
-
-
-@dataclass(frozen=True)
-class Review:
-    """What the user kept of the fix: the accepted hunks' indices, and a reason for each
-    rejected hunk that has one."""
-
-    accepted: frozenset[int]
-    reasons: Mapping[int, str] = field(default_factory=dict)
-
-
-#: Shows the fix's hunks to the user and returns what they accepted.
-Reviewer = Callable[[Sequence[Hunk]], Awaitable[Review]]
 
 
 class Finisher:
@@ -88,6 +75,7 @@ class Finisher:
         if not hunks:
             return dict(files)
         kept = await review(hunks)
+        report.again = kept.again
         report.rejected = [
             f"{h.label}: {kept.reasons.get(h.index, '').strip() or '(no reason given)'}"
             for h in hunks
@@ -97,7 +85,7 @@ class Finisher:
         for rel in sorted(new):
             mine = [h for h in hunks if h.path == rel]
             if any(h.index in kept.accepted for h in mine):
-                text = apply_hunks(old[rel], new[rel], mine, set(kept.accepted))
+                text = apply_hunks(old[rel], mine, kept.accepted)
                 out[rel] = text.encode("utf-8")
         if report.rejected:
             self.note(0, f"rejected in review: {'; '.join(report.rejected)}")
@@ -124,8 +112,11 @@ class Finisher:
             why = f"changed during the job: {', '.join(changed)}"
         files: Mapping[str, bytes] = best.files
         if not why and self.review is not None:
-            files = await self._reviewed(self.review, report, before, best.files)
-            if not files:
+            try:
+                files = await self._reviewed(self.review, report, before, best.files)
+            except ConductorError as e:
+                why, files = f"the review failed: {e}", {}
+            if not files and not why:
                 self.note(0, "every hunk was rejected: the workspace is unchanged")
                 report.outcome = "failed" if report.outcome == "green" else report.outcome
                 report.reason = "rejected in review"
@@ -141,7 +132,9 @@ class Finisher:
         if not report.rejected:
             report.end = best.run
         self.note(0, f"wrote {', '.join(report.written)} ({best.label})")
-        await asyncio.to_thread(cp.create, self.root, f"{cp.JOB_END}: {report.outcome}")
+        report.end_checkpoint = await asyncio.to_thread(
+            cp.create, self.root, f"{cp.JOB_END}: {report.outcome}"
+        )
 
     def _changed(self, rel: str, before: bytes | None) -> bool:
         try:

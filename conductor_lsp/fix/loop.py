@@ -38,10 +38,11 @@ from .candidates import (
     leaf_records,
 )
 from .context import context_files
-from .finish import Finisher, Reviewer
+from .finish import Finisher
 from .online import learn_online
 from .repo_map import RepoMap, repo_map
 from .report import FixReport
+from .review import Reviewer
 from .sandbox import Workbench
 from .stops import Cancelled, Green, OutOfBudget, Stop, Stuck
 from .verify import Verifier

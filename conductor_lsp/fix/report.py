@@ -21,12 +21,16 @@ class FixReport:
     rounds: list[Round] = field(default_factory=list)
     #: Files the job changed in the workspace (once, at the end).
     written: list[str] = field(default_factory=list)
+    #: The checkpoint taken after the write (None: nothing written).
+    end_checkpoint: cp.Checkpoint | None = None
     #: A verified fix that was not written (files changed meanwhile, or cancelled).
     kept: str = ""
     #: Which candidate's state the job ended with ('' when no state beat the start).
     best: str = ""
     #: Hunks the user rejected in review, each with its reason (``path:lines: reason``).
     rejected: list[str] = field(default_factory=list)
+    #: The user asked, in review, for another try with those reasons.
+    again: bool = False
     diff: str = ""
     seconds: float = 0.0
     #: Per worker, over all rounds and candidates.

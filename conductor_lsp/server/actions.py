@@ -12,7 +12,20 @@ FIX_TESTS = "conductor.fixTests"
 CANCEL = "conductor.cancel"
 UNDO = "conductor.undo"
 SHOW_PLAN = "conductor.showPlan"
-COMMANDS = (FIX, REWRITE, FIX_TESTS, CANCEL, UNDO, SHOW_PLAN)
+REVIEW_DONE = "conductor.reviewDone"
+SHOW_CANDIDATES = "conductor.showCandidates"
+APPLY_CANDIDATE = "conductor.applyCandidate"
+COMMANDS = (
+    FIX,
+    REWRITE,
+    FIX_TESTS,
+    CANCEL,
+    UNDO,
+    SHOW_PLAN,
+    REVIEW_DONE,
+    SHOW_CANDIDATES,
+    APPLY_CANDIDATE,
+)
 KINDS = [
     types.CodeActionKind.QuickFix,
     types.CodeActionKind.RefactorRewrite,

@@ -27,7 +27,7 @@ from ..runtime.session import Session
 from ..runtime.state import state_dir
 from ..version import __version__
 from . import arguments
-from .job_table import JobManager, ServerJob
+from .job_table import JobManager, Reviews, ServerJob
 from .settings import ServerSettings, SettingsStack
 from .transport import read_messages
 
@@ -62,6 +62,7 @@ class ConductorServer(LanguageServer):
         self.jobs = JobManager()
         self.settings = SettingsStack()
         self.diagnostic_uris: set[str] = set()
+        self.reviews = Reviews()
         self._config: tuple[Config, ServerSettings] | None = None
         self._session: Session | None = None
         self._old_sessions: list[Session] = []

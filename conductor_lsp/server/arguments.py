@@ -65,7 +65,34 @@ class JobArgs:
     job_id: str | None = None
 
 
-ARGUMENT_CLASSES = (DiagnosticArg, FixArgs, RewriteArgs, FixTestsArgs, JobArgs)
+@attrs.define
+class ReviewArgs:
+    """conductor.reviewDone: what the user kept of the hunks a ``conductor/review``
+    notification showed; reasons by hunk index; ``again``: another try with them."""
+
+    id: str
+    accepted: list[int] = attrs.field(factory=list)
+    reasons: dict[str, str] = attrs.field(factory=dict)
+    again: bool = False
+
+
+@attrs.define
+class CandidateArgs:
+    """conductor.applyCandidate: candidate ``index`` of a fix job (default: the latest)."""
+
+    index: int
+    job_id: str | None = None
+
+
+ARGUMENT_CLASSES = (
+    DiagnosticArg,
+    FixArgs,
+    RewriteArgs,
+    FixTestsArgs,
+    JobArgs,
+    ReviewArgs,
+    CandidateArgs,
+)
 
 
 def _camel(name: str) -> str:

@@ -15,7 +15,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..errors import ConductorError
 from . import actions
 from .app import ConductorServer
-from .arguments import FixArgs, FixTestsArgs, JobArgs, RewriteArgs
+from .arguments import FixArgs, FixTestsArgs, JobArgs, ReviewArgs, RewriteArgs
+from .candidates import apply_candidate, show_candidates
 from .job_bodies import edit_job, fix_tests_job, undo_job
 from .job_table import WHOLE_WORKSPACE, ServerJob
 
@@ -107,6 +108,18 @@ def fix_tests(ls: ConductorServer, args: FixTestsArgs | None = None) -> dict[str
     )
 
 
+UNDOABLE = ("fix", "rewrite", "fixTests", "applyCandidate")
+
+
+def review_done(ls: ConductorServer, args: ReviewArgs | None = None) -> dict[str, Any]:
+    """The client's answer to a ``conductor/review`` notification."""
+    if args is None:
+        raise JsonRpcInvalidParams("id (a string) is required")
+    if not ls.reviews.answer(args):
+        raise JsonRpcInvalidParams(f"no review {args.id} is waiting (answered, or its job ended)")
+    return {"accepted": True}
+
+
 def cancel(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
     return {"cancelled": ls.jobs.cancel(args.job_id if args else None)}
 
@@ -115,7 +128,7 @@ def undo(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
     done = [
         j
         for j in ls.jobs.jobs.values()
-        if j.kind in ("fix", "rewrite", "fixTests")
+        if j.kind in UNDOABLE
         and (j.undo or j.checkpoint_ref)
         and j.task is not None
         and j.task.done()
@@ -123,7 +136,7 @@ def undo(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
     running = [
         j
         for j in ls.jobs.jobs.values()
-        if j.kind in ("fix", "rewrite", "fixTests") and j.task is not None and not j.task.done()
+        if j.kind in UNDOABLE and j.task is not None and not j.task.done()
     ]
     if args is not None and args.job_id is not None:
         done = [j for j in done if j.id == args.job_id]
@@ -175,4 +188,7 @@ COMMANDS: list[tuple[str, Any]] = [
     (actions.CANCEL, cancel),
     (actions.UNDO, undo),
     (actions.SHOW_PLAN, show_plan),
+    (actions.REVIEW_DONE, review_done),
+    (actions.SHOW_CANDIDATES, show_candidates),
+    (actions.APPLY_CANDIDATE, apply_candidate),
 ]

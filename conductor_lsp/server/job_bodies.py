@@ -12,6 +12,7 @@ from lsprotocol import types
 from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix.review import retry_instruction
 from ..fix.undo import undo
 from ..task import FileContext, Task, file_context
 from ..testrun import TestRun
@@ -20,6 +21,7 @@ from .editor_edits import apply_in_editor, open_documents, replace_buffers
 from .job_table import Progress, ServerJob
 from .positions import offset_at
 from .report import job_report
+from .review import editor_reviewer
 
 _COMMENT = re.compile(r"^\s*(#|//|--|/\*|\*)\s?(.*?)\s*(\*/)?$")
 
@@ -142,10 +144,11 @@ def dirty_buffers(ls: ConductorServer, root: Path) -> list[str]:
 
 
 async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -> None:
-    """The fix-and-test loop on disk, refused while buffers hold unsaved changes, so the
-    tests run on exactly what the user sees; open buffers are refreshed afterwards."""
+    """The fix-and-test loop, refused while buffers hold unsaved changes, so the tests run
+    on exactly what the user sees; with ``preview`` the fix is reviewed hunk by hunk
+    first. Open buffers are refreshed afterwards."""
     job.progress = await Progress.create(ls, job.id)
-    config, _ = ls.current_config()
+    config, settings = ls.current_config()
     root = config.root
     dirty = dirty_buffers(ls, root)
     if dirty:
@@ -158,22 +161,31 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         )
         return
     job.progress.begin(job.title, "running the tests")
-    before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
-    loop = FixLoop(
-        await asyncio.to_thread(ls.session),
-        instruction=instruction or DEFAULT_INSTRUCTION,
-        on_event=job.on_event,
-        on_tests=lambda run: publish_test_diagnostics(ls, root, run),
-        busy=lambda rel: rel in dirty_buffers(ls, root),
-    )
-    try:
-        report = await loop.run()
-    except ConductorError as e:
-        finish(ls, job, "failed", str(e), error=True)
-        return
-    finally:
-        await sync_buffers(ls, before, job.title)
-    job.checkpoint_ref = report.checkpoint.ref
+    reviewer = editor_reviewer(ls, root, f"{job.title}: review") if settings.preview else None
+    instruction = instruction or DEFAULT_INSTRUCTION
+    while True:
+        before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
+        loop = FixLoop(
+            await asyncio.to_thread(ls.session),
+            instruction=instruction,
+            on_event=job.on_event,
+            on_tests=lambda run: publish_test_diagnostics(ls, root, run),
+            busy=lambda rel: rel in dirty_buffers(ls, root),
+            review=reviewer,
+        )
+        try:
+            report = await loop.run()
+        except ConductorError as e:
+            finish(ls, job, "failed", str(e), error=True)
+            return
+        finally:
+            await sync_buffers(ls, before, job.title)
+        job.checkpoint_ref = report.checkpoint.ref
+        job.fix_report = report
+        if not (report.again and report.rejected):
+            break
+        instruction = retry_instruction(instruction, report.rejected)
+        job.progress.report("trying again with your reasons")
     last = report.rounds[-1].attempts[0].job if report.rounds else None
     if last is not None:
         job.report = job_report(job.title, last, report.written, "")

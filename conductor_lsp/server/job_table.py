@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..fix.report import FixReport
 from ..runtime.engine import Engine
 from ..runtime.events import (
     CandidateJudged,
@@ -29,6 +30,7 @@ from ..runtime.events import (
     StepStarted,
 )
 from ..runtime.results import JobResult
+from .arguments import ReviewArgs
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -100,6 +102,8 @@ class ServerJob:
     report: str = ""
     undo: dict[str, tuple[str, str]] = field(default_factory=dict)
     checkpoint_ref: str = ""
+    #: The fix loop's report (its candidates, for Show Candidates).
+    fix_report: FixReport | None = None
     #: The job's id in episodes (editor jobs; a fix loop's is its checkpoint).
     episode_job: str = ""
     started: float = field(default_factory=time.monotonic)
@@ -146,6 +150,20 @@ class ServerJob:
         return min(95, 5 + int(90 * self.steps_done / max(1, self.steps_total)))
 
 
+class Reviews:
+    """Reviews waiting for the client's ``conductor.reviewDone``, by id."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, asyncio.Future[ReviewArgs]] = {}
+
+    def answer(self, args: ReviewArgs) -> bool:
+        fut = self.waiting.get(args.id)
+        if fut is None or fut.done():
+            return False
+        fut.set_result(args)
+        return True
+
+
 class JobManager:
     def __init__(self) -> None:
         self.jobs: dict[str, ServerJob] = {}
@@ -190,6 +208,11 @@ class JobManager:
             job.outcome, job.message = "cancelled", "cancelled"
             if job.progress:
                 job.progress.end("cancelled")
+        except Exception as e:  # a job's bug or a bad configuration: end it, say why
+            log.exception("job %s failed", job.id)
+            job.outcome, job.message = "failed", f"failed: {e}"
+            if job.progress:
+                job.progress.end(job.message)
 
     def cancel(self, job_id: str | None = None) -> list[str]:
         """Cancel one job (or all); returns the ids cancelled."""

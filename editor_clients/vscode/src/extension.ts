@@ -45,6 +45,61 @@ async function exec(command: string, args: Record<string, unknown> = {}): Promis
   }
 }
 
+interface Candidate {
+  index: number;
+  label: string;
+  verdict: string;
+  tokens: number;
+  cost: number;
+  diff: string;
+  applicable: boolean;
+  chosen: boolean;
+}
+
+/** The last fix job's candidates in a quick pick (verdict, tokens, cost, the diff's first
+ * changed lines); the chosen one's diff opens, and a confirmation applies it. */
+async function showCandidates(): Promise<void> {
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showErrorMessage("Conductor: the server is not running");
+    return;
+  }
+  const result = await client.sendRequest<{ jobId: string | null; candidates: Candidate[] }>(
+    "workspace/executeCommand", { command: "conductor.showCandidates", arguments: [{}] });
+  if (!result || !result.candidates.length) {
+    void vscode.window.showInformationMessage("Conductor: no candidates to show yet");
+    return;
+  }
+  const items = result.candidates.map((c) => ({
+    label: `#${c.index} ${c.label}`,
+    description: `${c.verdict} · ${c.tokens} tokens · $${c.cost.toFixed(4)}${c.chosen ? " · applied by the job" : ""}`,
+    detail: candidateSummary(c.diff),
+    candidate: c,
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Conductor: candidates of job ${result.jobId}`,
+    placeHolder: "Pick one to see its diff and apply it instead",
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (!picked) return;
+  const c = picked.candidate;
+  if (!c.applicable) {
+    void vscode.window.showWarningMessage(`Conductor: candidate #${c.index} has nothing verified to apply (${c.verdict})`);
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument({ content: c.diff, language: "diff" });
+  await vscode.window.showTextDocument(doc, { preview: true });
+  const go = await vscode.window.showWarningMessage(
+    `Apply candidate #${c.index} (${c.verdict}) instead? Undo the Last Job brings back what the job left.`,
+    { modal: true }, "Apply");
+  if (go === "Apply") await exec("conductor.applyCandidate", { index: c.index, jobId: result.jobId });
+}
+
+function candidateSummary(diff: string): string {
+  const changed = diff.split("\n").filter((l) => /^[+-](?![+-])/.test(l));
+  return changed.slice(0, 2).join("  ") + (changed.length > 2 ? ` (+${changed.length - 2} more)` : "");
+}
+
 function here(): Record<string, unknown> | undefined {
   const editor = vscode.window.activeTextEditor;
   if (!editor) return undefined;
@@ -153,6 +208,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reg("conductor.cancelJobs", () => exec("conductor.cancel", {}));
   reg("conductor.undoLast", () => exec("conductor.undo", {}));
   reg("conductor.showLastPlan", () => exec("conductor.showPlan", {}));
+  reg("conductor.showLastCandidates", () => showCandidates());
   reg("conductor.restartServer", async () => {
     await client?.stop();
     jobs.clear();

@@ -81,6 +81,180 @@ function M.plan()
   exec("conductor.showPlan", vim.empty_dict())
 end
 
+-- Review: the verified fix's hunks in a buffer before anything is written. ------------
+M.review_keys = {
+  y = "apply this hunk", n = "do not apply it",
+  r = "do not apply it, and say why (the reason teaches the conductor)",
+  a = "apply every hunk", d = "apply none",
+  ["<CR>"] = "done: write the applied hunks",
+  t = "done, and try again with your reasons", q = "done: write nothing",
+}
+M.last_review = nil -- the review buffer's state, for tests and statuslines
+
+local MARK = { [true] = "[y]", [false] = "[n]" }
+
+local function render(st)
+  local lines = { "conductor: review the fix (" .. st.title .. ")" }
+  local order = { "y", "n", "r", "a", "d", "<CR>", "t", "q" }
+  for _, k in ipairs(order) do
+    table.insert(lines, string.format("  %-4s %s", k, M.review_keys[k]))
+  end
+  st.at = {}
+  for i, h in ipairs(st.hunks) do
+    table.insert(lines, "")
+    local mark = MARK[st.verdict[h.index]] or "[?]"
+    local why = st.reasons[h.index] and ("  (" .. st.reasons[h.index] .. ")") or ""
+    table.insert(lines, string.format("%s hunk %d/%d %s%s", mark, i, #st.hunks, h.label, why))
+    st.at[#lines] = h.index
+    for _, l in ipairs(vim.split(h.diff, "\n", { trimempty = true })) do
+      table.insert(lines, l)
+      st.at[#lines] = h.index
+    end
+  end
+  vim.bo[st.buf].modifiable = true
+  vim.api.nvim_buf_set_lines(st.buf, 0, -1, false, lines)
+  vim.bo[st.buf].modifiable = false
+end
+
+local function hunk_here(st)
+  return st.at[vim.api.nvim_win_get_cursor(0)[1]]
+end
+
+local function answer(st, again, none)
+  if st.done then return end
+  st.done = true
+  local accepted, reasons = {}, vim.empty_dict()
+  for _, h in ipairs(st.hunks) do
+    if st.verdict[h.index] == true and not none then
+      table.insert(accepted, h.index)
+    end
+    if st.reasons[h.index] then
+      reasons[tostring(h.index)] = st.reasons[h.index]
+    end
+  end
+  local c = vim.lsp.get_client_by_id(st.client_id)
+  if c then
+    c:request("workspace/executeCommand", {
+      command = "conductor.reviewDone",
+      arguments = { { id = st.id, accepted = accepted, reasons = reasons, again = again } },
+    }, function(err)
+      if err then
+        vim.notify("conductor: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      end
+    end)
+  end
+  st.answer = { accepted = accepted, reasons = reasons, again = again }
+  if vim.api.nvim_buf_is_valid(st.buf) then
+    vim.api.nvim_buf_delete(st.buf, { force = true })
+  end
+end
+
+--- Show a `conductor/review` notification's hunks in a review buffer.
+function M.review(params, client_id)
+  local st = {
+    id = params.id, title = params.title or "fix", hunks = params.hunks or {},
+    client_id = client_id, verdict = {}, reasons = {},
+  }
+  st.buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[st.buf].bufhidden = "wipe"
+  vim.bo[st.buf].filetype = "diff"
+  pcall(vim.api.nvim_buf_set_name, st.buf, "conductor://review/" .. st.id)
+  render(st)
+  local function set(v, reason)
+    local h = hunk_here(st)
+    if h == nil then return end
+    st.verdict[h] = v
+    st.reasons[h] = reason
+    render(st)
+  end
+  local function map(key, fn)
+    vim.keymap.set("n", key, fn, { buffer = st.buf, nowait = true, desc = M.review_keys[key] })
+  end
+  map("y", function() set(true, nil) end)
+  map("n", function() set(false, nil) end)
+  map("r", function()
+    local h = hunk_here(st)
+    if h == nil then return end
+    vim.ui.input({ prompt = "Why not? " }, function(reason)
+      if reason ~= nil then
+        set(false, reason ~= "" and reason or nil)
+      end
+    end)
+  end)
+  map("a", function()
+    for _, h in ipairs(st.hunks) do st.verdict[h.index] = true end
+    render(st)
+  end)
+  map("d", function()
+    for _, h in ipairs(st.hunks) do st.verdict[h.index] = false end
+    render(st)
+  end)
+  map("<CR>", function() answer(st, false) end)
+  map("t", function() answer(st, true) end)
+  map("q", function() answer(st, false, true) end)
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = st.buf, once = true, callback = function() answer(st, false, true) end,
+  })
+  vim.cmd("botright split")
+  vim.api.nvim_win_set_buf(0, st.buf)
+  M.last_review = st
+  return st
+end
+
+-- Candidates: the last fix job's answers, each with its worker, verdict, cost and diff. --
+M.last_candidates = nil
+
+--- List the last fix job's candidates in a buffer; <CR> (or `a`) applies the one under
+--- the cursor (stale-safe, and :ConductorUndo brings back what the job left).
+function M.candidates()
+  local c = client()
+  if not c then
+    vim.notify("conductor: the server is not running for this buffer", vim.log.levels.ERROR)
+    return
+  end
+  c:request("workspace/executeCommand", { command = "conductor.showCandidates", arguments = { vim.empty_dict() } },
+    function(err, result)
+      if err or type(result) ~= "table" or #(result.candidates or {}) == 0 then
+        vim.notify("conductor: no candidates to show", vim.log.levels.WARN)
+        return
+      end
+      local lines, at = { "conductor: candidates of job " .. result.jobId .. " (<CR> or a: apply, q: close)" }, {}
+      for _, cand in ipairs(result.candidates) do
+        table.insert(lines, "")
+        table.insert(lines, string.format("#%d %s  %s  %d tokens  $%.4f%s", cand.index, cand.label,
+          cand.verdict, cand.tokens, cand.cost, cand.chosen and "  [applied by the job]" or ""))
+        at[#lines] = cand
+        for _, l in ipairs(vim.split(cand.diff or "", "\n", { trimempty = true })) do
+          table.insert(lines, l)
+          at[#lines] = cand
+        end
+      end
+      local buf = vim.api.nvim_create_buf(false, true)
+      vim.bo[buf].bufhidden = "wipe"
+      vim.bo[buf].filetype = "diff"
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+      vim.bo[buf].modifiable = false
+      local function apply()
+        local cand = at[vim.api.nvim_win_get_cursor(0)[1]]
+        if not cand then return end
+        if not cand.applicable then
+          vim.notify("conductor: candidate " .. cand.index .. " has nothing verified to apply", vim.log.levels.WARN)
+          return
+        end
+        vim.api.nvim_buf_delete(buf, { force = true })
+        exec("conductor.applyCandidate", { index = cand.index, jobId = result.jobId })
+      end
+      for _, key in ipairs({ "<CR>", "a" }) do
+        vim.keymap.set("n", key, apply, { buffer = buf, nowait = true })
+      end
+      vim.keymap.set("n", "q", function() vim.api.nvim_buf_delete(buf, { force = true }) end,
+        { buffer = buf, nowait = true })
+      vim.cmd("botright split")
+      vim.api.nvim_win_set_buf(0, buf)
+      M.last_candidates = { buf = buf, at = at, result = result }
+    end, 0)
+end
+
 --- The newest progress message of a running job, for a statusline.
 function M.status()
   for _, msg in pairs(M.progress) do
@@ -121,6 +295,8 @@ local function commands()
   cmd("ConductorCancel", function() M.cancel() end, { desc = "Conductor: cancel running jobs" })
   cmd("ConductorUndo", function() M.undo() end, { desc = "Conductor: undo the last job" })
   cmd("ConductorPlan", function() M.plan() end, { desc = "Conductor: show the last plan" })
+  cmd("ConductorCandidates", function() M.candidates() end,
+    { desc = "Conductor: show the last fix job's candidates; apply another" })
 end
 
 function M.setup(opts)
@@ -129,8 +305,16 @@ function M.setup(opts)
   if vim.tbl_isempty(settings) then
     settings = vim.empty_dict() -- an object, not a list, on the wire
   end
+  local handlers = {
+    ["conductor/review"] = function(_, params, ctx) M.review(params, ctx.client_id) end,
+  }
+  -- The review buffer answers `conductor/review`; without this the server asks nothing.
+  local capabilities = vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(),
+    { experimental = { conductorReview = true } })
   local spec = {
     cmd = M.config.cmd,
+    handlers = handlers,
+    capabilities = capabilities,
     filetypes = M.config.filetypes,
     root_markers = M.config.root_markers,
     init_options = settings,
@@ -151,6 +335,8 @@ function M.setup(opts)
           root_dir = root,
           init_options = settings,
           settings = { conductor = settings },
+          handlers = handlers,
+          capabilities = capabilities,
         }, { bufnr = args.buf })
       end,
     })

@@ -1,0 +1,5 @@
+from text import slugify
+
+
+def url_for(section, title):
+    return f"/{slugify(section)}/{slugify(title)}/"

@@ -1,0 +1,89 @@
+"""Show Candidates: the last fix job's candidates (worker, verdict, cost, diff) and applying
+another one in place of the one the job chose: stale-safe, all or nothing, undoable."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from lsprotocol import types
+
+from ..errors import ConductorError
+from ..fix.pick import pick, show
+from .app import ConductorServer
+from .arguments import CandidateArgs, JobArgs
+from .editor_edits import open_documents
+from .job_bodies import dirty_buffers, finish, sync_buffers
+from .job_table import WHOLE_WORKSPACE, Progress, ServerJob
+
+
+def _fix_job(ls: ConductorServer, job_id: str | None) -> ServerJob | None:
+    jobs = [j for j in ls.jobs.jobs.values() if j.fix_report is not None]
+    if job_id is not None:
+        jobs = [j for j in jobs if j.id == job_id]
+    return jobs[-1] if jobs else None
+
+
+async def show_candidates(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
+    """The candidates as data; each client lists them its own way (a quick pick, a menu)."""
+    job = _fix_job(ls, args.job_id if args else None)
+    if job is None or job.fix_report is None:
+        ls.show("Conductor: no finished fix job with candidates yet")
+        return {"jobId": None, "candidates": []}
+    shown = await asyncio.to_thread(show, ls.current_config()[0].root, job.fix_report)
+    return {
+        "jobId": job.id,
+        "candidates": [{_camel(k): v for k, v in dataclasses.asdict(s).items()} for s in shown],
+    }
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def apply_candidate(ls: ConductorServer, args: CandidateArgs | None = None) -> dict[str, Any]:
+    if args is None:
+        return {"started": False, "reason": "index (an integer) is required"}
+    target = _fix_job(ls, args.job_id)
+    if target is None:
+        msg = "Conductor: no finished fix job with candidates"
+        ls.show(msg, types.MessageType.Warning)
+        return {"started": False, "reason": msg}
+    return ls.start(
+        "applyCandidate",
+        f"Conductor: apply candidate {args.index}",
+        frozenset({WHOLE_WORKSPACE}),
+        lambda job: _apply_job(ls, job, target, args.index),
+    )
+
+
+async def _apply_job(ls: ConductorServer, job: ServerJob, target: ServerJob, index: int) -> None:
+    job.progress = await Progress.create(ls, job.id)
+    job.progress.begin(job.title)
+    config, _ = ls.current_config()
+    root = config.root
+    report = target.fix_report
+    assert report is not None
+    before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
+    dirty = set(dirty_buffers(ls, root))
+    try:
+        picked = await asyncio.to_thread(
+            pick, root, report, index, config.edits.all_deny(), lambda rel: rel in dirty
+        )
+    except ConductorError as e:
+        finish(ls, job, "failed", str(e), error=True)
+        return
+    await sync_buffers(ls, before, job.title)
+    job.checkpoint_ref = picked.start.ref
+    # The job's own choice was not what the user wanted: its episode learns so.
+    ls.session().episodes.review(
+        report.checkpoint.ref, [f"the user applied {picked.candidate.label} instead"]
+    )
+    finish(
+        ls,
+        job,
+        "done",
+        f"applied candidate {index} ({picked.candidate.label}): {', '.join(picked.written)}",
+    )
