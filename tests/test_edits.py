@@ -44,6 +44,24 @@ def test_fenced_blocks_several_files_and_markdown_paths() -> None:
     assert r.new_texts == {"calc.py": CALC.replace("a - b", "a + b"), "util.py": "X = 2\n"}
 
 
+def test_paths_small_models_write_around_a_whole_file() -> None:
+    """Seen in the real pair's answers on multi-file tasks: the path in bold with a label
+    above the block, or as the block's first comment line; both name the file."""
+    files = {"calc.py": CALC, "util.py": "X = 1\n"}
+    for out in (
+        "**File `util.py`:**\n```python\nX = 2\n```\n",
+        "**File `util.py`**\n```python\nX = 2\n```\n",
+        "```python\n# util.py\nX = 2\n```\n",
+    ):
+        r = apply_output(files, out)
+        assert r.ok, (out, r.report())
+        assert r.new_texts == {"util.py": "X = 2\n"}, out
+    # A comment that names no file stays part of the code (and the block stays path-less).
+    for comment in ("# set X", "# e.g.", "# v1.2"):
+        r = apply_output(files, f"```python\n{comment}\nX = 2\n```\n")
+        assert not r.ok and not r.new_texts, comment
+
+
 def test_reindented_search_is_reindented_back() -> None:
     search = "def area(self):\n    w = self.w\n    h = self.h\n    return w + h\n"
     replace = "def area(self):\n    return self.w * self.h\n"

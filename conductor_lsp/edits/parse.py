@@ -16,14 +16,16 @@ _REPLACE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 # Absolute and home paths are read too, so that they are refused by name later.
 _PATHLIKE = re.compile(r"^([A-Za-z]:)?[~/\\\w.@+-][\w./\\@+-]*$")
+_FILE_NAME = re.compile(r"[\w./-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def clean_path(line: str) -> str:
-    """A path from a line like ``### `src/app.py`:`` or ``File: src/app.py``, else ''."""
+    """A path from a line like ``### `src/app.py`:``, ``File: src/app.py`` or
+    ``**File `src/app.py`:**``, else ''."""
     s = line.strip()
     s = re.sub(r"^(#+|\*\*|[-*]\s)", "", s).strip()
-    s = re.sub(r"^(file|path|filename)\s*:\s*", "", s, flags=re.I)
+    s = re.sub(r"^(file|path|filename)(\s*:\s*|\s+(?=`))", "", s, flags=re.I)
     s = s.strip("*`'\" ").rstrip(":").strip("*`'\" ")
     if not s or " " in s or len(s) > 300 or not _PATHLIKE.match(s):
         return ""
@@ -190,6 +192,10 @@ def _read_fenced(
         lines[j - 1] = ""  # keep line numbers; the next fence finds the path above it
         lines[i] = body[0]
         return j
+    named = clean_path(body[0]) if body and body[0].lstrip().startswith("#") else ""
+    if not path and _FILE_NAME.fullmatch(named):
+        # "```python\n# stats.py\n...": the path as the block's first comment line
+        path, body = named, body[1:]
     kind: EditKind = "whole" if path else "block"
     edits.append(FileEdit(path, kind, "", "\n".join(body) + "\n", source_line=i + 1))
     return j + 1
