@@ -95,7 +95,7 @@ ARGUMENT_CLASSES = (
 )
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(p.title() for p in rest)
 
@@ -133,7 +133,7 @@ def structure_arguments(converter: cattrs.Converter, data: Any, cls: type[T]) ->
     hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
     for f in attrs.fields(cls):  # type: ignore[arg-type]
-        key = _camel(f.name)
+        key = camel(f.name)
         if key not in data:
             if f.default is attrs.NOTHING:
                 noun = _NOUNS.get(hints[f.name])

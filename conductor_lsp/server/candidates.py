@@ -12,7 +12,7 @@ from lsprotocol import types
 from ..errors import ConductorError
 from ..fix.pick import pick, show
 from .app import ConductorServer
-from .arguments import CandidateArgs, JobArgs
+from .arguments import CandidateArgs, JobArgs, camel
 from .editor_edits import open_documents
 from .job_bodies import dirty_buffers, finish, sync_buffers
 from .job_table import WHOLE_WORKSPACE, Progress, ServerJob
@@ -34,13 +34,8 @@ async def show_candidates(ls: ConductorServer, args: JobArgs | None = None) -> d
     shown = await asyncio.to_thread(show, ls.current_config()[0].root, job.fix_report)
     return {
         "jobId": job.id,
-        "candidates": [{_camel(k): v for k, v in dataclasses.asdict(s).items()} for s in shown],
+        "candidates": [{camel(k): v for k, v in dataclasses.asdict(s).items()} for s in shown],
     }
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p.title() for p in rest)
 
 
 def apply_candidate(ls: ConductorServer, args: CandidateArgs | None = None) -> dict[str, Any]:

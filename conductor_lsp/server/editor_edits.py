@@ -92,7 +92,7 @@ def _gather(
     return targets, failures
 
 
-def _supports(ls: LanguageServer) -> tuple[bool, bool]:
+def edit_support(ls: LanguageServer) -> tuple[bool, bool]:
     """(documentChanges usable, change annotations usable) for this client."""
     ws = ls.client_capabilities.workspace
     we = ws.workspace_edit if ws else None
@@ -113,7 +113,7 @@ def build_edit(
 ) -> tuple[types.WorkspaceEdit, list[str]]:
     """The WorkspaceEdit, and files that must be created on disk (clients without resource ops)."""
     enc = encoding(ls)
-    doc_changes, annotations = _supports(ls)
+    doc_changes, annotations = edit_support(ls)
     annotate = preview and annotations
     ann_id = ANNOTATION if annotate else None
 

@@ -30,7 +30,7 @@ from ..errors import ConductorError, EditError
 from ..fix.review import Review, Reviewer
 from .app import ConductorServer
 from .arguments import ReviewArgs
-from .editor_edits import encoding, open_documents
+from .editor_edits import edit_support, encoding, open_documents
 from .positions import position_at
 
 REVIEW = "conductor/review"
@@ -41,13 +41,7 @@ def editor_reviewer(ls: ConductorServer, root: Path, title: str) -> Reviewer | N
     experimental = ls.client_capabilities.experimental
     if isinstance(experimental, dict) and experimental.get("conductorReview") is True:
         return lambda hunks: _ask(ls, title, hunks)
-    ws = ls.client_capabilities.workspace
-    we = ws.workspace_edit if ws else None
-    if (
-        we is not None
-        and we.change_annotation_support
-        and (we.document_changes or we.resource_operations)
-    ):
+    if edit_support(ls)[1]:  # change annotations: VS Code's refactor preview
         return lambda hunks: _preview(ls, root, title, hunks)
     return None
 
