@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conductor_lsp.fix.repo_map import RepoMap, outline
+from conductor_lsp.edits.paths import DEFAULT_DENY, denied_by
+from conductor_lsp.fix.repo_map import RepoMap, outline, scan
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.runtime.requests import build_request
 from conductor_lsp.runtime.results import StepResult
@@ -75,7 +76,7 @@ def test_refresh_parses_only_what_changed(tmp_path: Path) -> None:
     st = money.stat()
     os.utime(money, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     assert repo.refresh() == 1
-    assert "  def cents(x: float, digits: int=2) -> int" in repo.files["shop/money.py"].lines
+    assert "  def cents(x: float, digits: int=2) -> int" in repo.detail("shop/money.py").lines
     (tmp_path / "shop/admin/report.py").unlink()
     repo.refresh()
     assert "shop/admin/report.py" not in repo.files
@@ -93,3 +94,49 @@ def test_only_analysis_steps_are_sent_the_map() -> None:
     assert "## Repository map\nshop/tax.py" in first.prompt_text()
     done = StepResult(0, plan.steps[0], "The cause is in tax.py.", answered=True)
     assert "Repository map" not in build_request(task, plan, 1, [done]).prompt_text()
+
+
+def test_the_scan_reads_imports_and_names_as_the_parse_does() -> None:
+    """Ranking uses the regex scan of every file; it must agree with ast on what a file
+    imports (absolute imports only) and define at least what the parse lists."""
+    source = (
+        "import os.path as p, json\n"
+        "from shop.tax import (\n    rate,\n    RATES as R,  # the table\n)\n"
+        "from . import sibling\n"
+        "from .money import cents\n"
+        "class Report(Base):\n    def render(self): ...\n\n"
+        "    async def fetch(self): ...\n"
+        "def top():\n    import re  # late\n"
+    )
+    quick, full = scan(source, "m"), outline(source, "m")
+    assert quick.imports == full.imports == {
+        "os.path", "json", "re", "shop.tax", "shop.tax.rate", "shop.tax.RATES"
+    }  # fmt: skip
+    assert quick.defines == full.defines == {"Report", "render", "fetch", "top"}
+    assert not quick.parsed and not quick.lines
+
+
+def test_the_walk_denies_what_denied_by_denies(tmp_path: Path) -> None:
+    names = [
+        "ok.py", "secrets.py", "Credentials_store.py", "pkg/.env.py", "pkg/credentials/x.py",
+        "SECRETS.PY", "deep/a/id_rsa_helper.py", "pkg/mod.py", "tools/my.key/x.py",
+    ]  # fmt: skip
+    write(tmp_path, {n: "def f(): ...\n" for n in names})
+    deny = [*DEFAULT_DENY, "deep/*/id_*"]
+    repo = RepoMap(tmp_path, deny=deny)
+    repo.refresh()
+    expected = {n for n in names if not denied_by(n, deny) and not n.startswith("pkg/.")}
+    assert set(repo.files) == expected
+    assert expected == {"ok.py", "pkg/mod.py"}
+
+
+def test_a_render_parses_only_what_it_shows(tmp_path: Path) -> None:
+    files = {f"pkg/m{n:02}.py": f"def f{n}(a: int) -> int:\n    return a\n" for n in range(60)}
+    write(tmp_path, {**REPO, **files})
+    repo = RepoMap(tmp_path)
+    repo.refresh()
+    text = repo.render(["tests/test_orders.py", "shop/orders.py"], max_chars=300)
+    parsed = {rel for rel, o in repo.files.items() if o.parsed}
+    assert "shop/tax.py" in text and "shop/tax.py" in parsed
+    # The seeds (for the names they use) and what fit, plus what was tried: not all 60.
+    assert len(parsed) < 60

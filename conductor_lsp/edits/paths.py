@@ -68,6 +68,15 @@ def denied_by(rel: str, deny: Sequence[str]) -> str:
     return ""
 
 
+def deny_matcher(deny: Sequence[str]) -> re.Pattern[str]:
+    """The deny list as one compiled pattern over folded names, for walks over thousands of
+    files: ``denied_by(rel)`` is true exactly when it matches the folded whole path or a
+    folded part (a pattern that matches nothing when the list is empty)."""
+    if not deny:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{fnmatch.translate(p.casefold())})" for p in deny))
+
+
 def normalize(rel: str) -> str:
     """The workspace-relative POSIX form of a path as a model wrote it: ``pkg/./b.py``,
     ``pkg//b.py``, ``pkg\\b.py`` and ``pkg/b.py/`` are all ``pkg/b.py``, so two edits of one

@@ -211,7 +211,9 @@ class FixLoop:
             await verifier.bench.discard(box)
         outline = ""
         if self.repo is not None:
-            outline = self.repo.render([f.path for f in files], cfg.fix.repo_map_chars)
+            outline = await asyncio.to_thread(
+                self.repo.render, [f.path for f in files], cfg.fix.repo_map_chars
+            )
         task = Task(
             self.instruction,
             tuple(files),

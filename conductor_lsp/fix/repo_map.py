@@ -6,34 +6,48 @@ the repository in outline: each file's classes and functions with their signatur
 with ``ast``, ranked by how far the file is, through imports, from the traceback and the
 tests, and by how many of the names the failing tests use it defines; cut to a budget.
 
-Outlines are cached by (mtime, size): after the first map only changed files are parsed
-again. Files on the deny list, and folders no one edits (``.git``, virtual environments,
-``node_modules``, caches), are never read.
+Two depths keep the first map of a large repository fast: every file is *scanned* (a
+regular expression finds its imports and the names it defines, enough to rank it), and only
+the files the map shows, and the round's own files whose names rank the rest, are *parsed*
+with ``ast``. Both are cached by (mtime, size): after the first map only changed files are
+read again. Files on the deny list, and folders no one edits (``.git``, virtual
+environments, ``node_modules``, caches), are never read.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
+import stat
 import threading
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..edits.paths import denied_by
+from ..edits.paths import deny_matcher, fold, fold_path
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__", ".tox",
      ".mypy_cache", ".ruff_cache", ".pytest_cache", ".conductor", "build", "dist", ".eggs"}
 )  # fmt: skip
 MAX_FILE_BYTES = 400_000
+# A render gives up on files that do not fit after this many in a row: each costs a parse.
+MAX_MISSES = 40
+
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))",
+    re.M,
+)
+_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
 
 
 @dataclass
 class Outline:
     """One file: its module name, what it defines (rendered lines), what it imports and
-    the names it uses."""
+    the names it uses. A scanned outline (``parsed`` false) has only ``defines`` and
+    ``imports``, read without ``ast``."""
 
     module: str
     mtime_ns: int
@@ -42,6 +56,7 @@ class Outline:
     defines: set[str] = field(default_factory=set)
     imports: set[str] = field(default_factory=set)
     uses: set[str] = field(default_factory=set)
+    parsed: bool = True
 
 
 def module_name(rel: str) -> str:
@@ -58,6 +73,27 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
     prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
     return f"{prefix} {node.name}({args}){returns}"
+
+
+def _names(clause: str) -> list[str]:
+    """``a.b as c, d`` (or a parenthesised list over lines) -> ``["a.b", "d"]``."""
+    names = (part.split(" as ")[0].strip() for part in clause.strip("()").split(","))
+    return [n for n in names if n.replace(".", "").replace("_", "").isalnum()]
+
+
+def scan(source: str, module: str, mtime_ns: int = 0, size: int = 0) -> Outline:
+    """What ranking needs, without parsing: the imports (absolute ones, as ``outline``
+    reads them) and every name a ``def`` or ``class`` line introduces."""
+    out = Outline(module, mtime_ns, size, parsed=False)
+    for found in _IMPORT.finditer(source):
+        base, names, plain = found.groups()
+        if plain is not None:
+            out.imports.update(_names(plain))
+        elif not base.startswith("."):
+            out.imports.add(base)
+            out.imports.update(f"{base}.{n}" for n in _names(names))
+    out.defines.update(_DEFINES.findall(source))
+    return out
 
 
 def outline(source: str, module: str, mtime_ns: int = 0, size: int = 0) -> Outline:
@@ -101,26 +137,35 @@ class RepoMap:
         self.files: dict[str, Outline] = {}
 
     def _walk(self) -> Iterable[tuple[str, os.stat_result]]:
-        for top, dirs, names in os.walk(self.root):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        """The Python files to map, denied folders pruned as the walk meets them (a file
+        is denied by its folded path or any folded part, as ``denied_by`` says)."""
+        denied = deny_matcher(self.deny).match
+        root = str(self.root)
+        for top, dirs, names in os.walk(root):
+            rel_top = os.path.relpath(top, root).replace(os.sep, "/")
+            prefix = "" if rel_top == "." else f"{fold_path(rel_top)}/"
+            dirs[:] = sorted(
+                d
+                for d in dirs
+                if d not in SKIP_DIRS and not d.startswith(".") and not denied(fold(d))
+            )
             for name in sorted(names):
-                if not name.endswith(".py"):
+                if not name.endswith(".py") or denied(fold(name)):
                     continue
-                full = Path(top) / name
-                rel = full.relative_to(self.root).as_posix()
-                if denied_by(rel, self.deny):
+                if denied(prefix + fold(name)):
                     continue
                 try:
-                    st = full.lstat()
+                    st = os.lstat(os.path.join(top, name))
                 except OSError:
                     continue
-                if st.st_size <= MAX_FILE_BYTES and not full.is_symlink():
+                if st.st_size <= MAX_FILE_BYTES and not stat.S_ISLNK(st.st_mode):
+                    rel = name if rel_top == "." else f"{rel_top}/{name}"
                     yield rel, st
 
     def refresh(self) -> int:
-        """Re-read what changed since the last call; returns how many files were parsed."""
+        """Re-read what changed since the last call; returns how many files were read."""
         seen: dict[str, Outline] = {}
-        parsed = 0
+        read = 0
         for rel, st in self._walk():
             old = self.files.get(rel)
             if old is not None and (old.mtime_ns, old.size) == (st.st_mtime_ns, st.st_size):
@@ -130,10 +175,27 @@ class RepoMap:
                 text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            seen[rel] = outline(text, module_name(rel), st.st_mtime_ns, st.st_size)
-            parsed += 1
+            seen[rel] = scan(text, module_name(rel), st.st_mtime_ns, st.st_size)
+            read += 1
         self.files = seen
-        return parsed
+        return read
+
+    def detail(self, rel: str) -> Outline:
+        """The parsed outline of a mapped file (parsed once per version of the file; one
+        that changed or vanished since ``refresh`` keeps what the scan found)."""
+        found = self.files.get(rel) or Outline(module_name(rel), 0, 0)
+        if found.parsed:
+            return found
+        path = self.root / rel
+        try:
+            st = path.lstat()
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return found
+        if (st.st_mtime_ns, st.st_size) != (found.mtime_ns, found.size):
+            return found
+        full = self.files[rel] = outline(text, found.module, found.mtime_ns, found.size)
+        return full
 
     def distances(self, seeds: Iterable[str]) -> dict[str, int]:
         """Import hops from the seed files, both ways (who imports whom)."""
@@ -160,7 +222,7 @@ class RepoMap:
         own files: tests, traceback frames, what they import, shown in full): nearest the
         seeds first, then files defining more of the names the seeds use, then by path."""
         dist = self.distances(seeds)
-        used = set().union(*(self.files[s].uses for s in seeds if s in self.files))
+        used = set().union(*(self.detail(s).uses for s in seeds if s in self.files))
         far = max(dist.values(), default=0) + 1
 
         def rank(rel: str) -> tuple[int, int, str]:
@@ -169,16 +231,23 @@ class RepoMap:
 
         out: list[str] = []
         size = 0
-        shown = 0
+        shown = misses = 0
         shown_whole = set(seeds)  # the round shows these in full already
-        candidates = [rel for rel, o in self.files.items() if o.lines and rel not in shown_whole]
+        candidates = [rel for rel, o in self.files.items() if o.defines and rel not in shown_whole]
         for rel in sorted(candidates, key=rank):
-            block = "\n".join([rel, *self.files[rel].lines])
+            lines = self.detail(rel).lines
+            if not lines:
+                continue
+            block = "\n".join([rel, *lines])
             if size + len(block) + 1 > max_chars:
-                continue  # a smaller file further down may still fit
+                misses += 1  # a smaller file further down may still fit, but not forever
+                if misses >= MAX_MISSES:
+                    break
+                continue
             out.append(block)
             size += len(block) + 1
             shown += 1
+            misses = 0
         if not out:
             return ""
         head = (
