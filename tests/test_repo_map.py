@@ -3,12 +3,20 @@ budget, kept current by modification time, never reading denied or skipped files
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sys
 from pathlib import Path
 
+import pytest
+from standin import Seen, StandIn
+
+from conductor_lsp import FixLoop, Session, load_config
 from conductor_lsp.edits.paths import DEFAULT_DENY, denied_by
+from conductor_lsp.fix.context import named_files
 from conductor_lsp.fix.repo_map import RepoMap, outline, scan
 from conductor_lsp.plan import Plan, Step
+from conductor_lsp.runtime import LoopNote
 from conductor_lsp.runtime.requests import build_request
 from conductor_lsp.runtime.results import StepResult
 from conductor_lsp.task import FileContext, Task
@@ -140,3 +148,74 @@ def test_a_render_parses_only_what_it_shows(tmp_path: Path) -> None:
     assert "shop/tax.py" in text and "shop/tax.py" in parsed
     # The seeds (for the names they use) and what fit, plus what was tried: not all 60.
     assert len(parsed) < 60
+
+
+PLUGIN_BUG = "def render(rows):\n    return ';'.join(rows)\n"
+PLUGIN_FIX = "def render(rows):\n    return ','.join(rows)\n"
+
+
+def test_a_file_an_answer_names_is_shown_in_the_next_round(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cause is in a module loaded by name (no import reaches it, so no round shows
+    it): the first answer can only name it; the next round shows it, and it is fixed."""
+    root = tmp_path / "ws"
+    write(
+        root,
+        {
+            "app.py": "import importlib\n\n\ndef export(rows, kind):\n"
+            "    return importlib.import_module(f'plugins.{kind}').render(rows)\n",
+            "plugins/__init__.py": "",
+            "plugins/csvfmt.py": PLUGIN_BUG,
+            "conftest.py": "",
+            "test_app.py": "from app import export\n\n\ndef test_csv():\n"
+            "    assert export(['a', 'b'], 'csvfmt') == 'a,b'\n",
+        },
+    )
+    (root / "conductor.toml").write_text(
+        '[conductor]\nbackend = "static"\n'
+        f'[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\n'
+        f'base_url = "{standin.url}/v1"\nmax_retries = 0\n'
+        f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n'
+        "[budget]\nmax_iterations = 2\n"
+    )
+
+    def respond(seen: Seen) -> str:
+        if "';'.join(rows)" in seen.prompt():  # the plugin's text was shown: fix it
+            return f"plugins/csvfmt.py\n```python\n{PLUGIN_FIX}```\n"
+        return "The separator is wrong in plugins/csvfmt.py (render joins with ';')."
+
+    standin.responder = respond
+    notes: list[str] = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    def on_event(e: object) -> None:
+        if isinstance(e, LoopNote):
+            notes.append(e.message)
+
+    async def go() -> object:
+        session = Session(load_config(root))
+        try:
+            return await FixLoop(session, on_event=on_event).run()
+        finally:
+            await session.aclose()
+
+    report = asyncio.run(go())
+    assert getattr(report, "outcome", None) == "green"
+    assert (root / "plugins/csvfmt.py").read_text() == PLUGIN_FIX
+    assert any("also shows plugins/csvfmt.py" in n for n in notes), notes
+    first, second = standin.seen[0].prompt(), standin.seen[-1].prompt()
+    assert "';'.join(rows)" not in first and "';'.join(rows)" in second
+
+
+def test_named_files_resolve_paths_and_unique_bare_names(tmp_path: Path) -> None:
+    write(tmp_path, {**REPO, "other/money.py": "x = 1\n"})
+    texts = [
+        "Look at shop/tax.py and tax.py, then report.py; money.py is ambiguous; "
+        "secrets/keys.py is denied; nothere.py does not exist; ../up.py climbs out.",
+        "Also shop/orders.py and tests/test_orders.py.",
+    ]
+    known = [p for p in REPO if p.endswith(".py")] + ["other/money.py"]
+    found = named_files(tmp_path, texts, {"shop/orders.py"}, ["secrets"], known)
+    # In order of mention, at most three, the shown file and the denied one left out.
+    assert found == ["shop/tax.py", "shop/admin/report.py", "tests/test_orders.py"]

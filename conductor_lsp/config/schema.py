@@ -109,6 +109,9 @@ class FixConfig:
     repo_map_chars: int = 6000
     """Analysis steps also see an outline of the workspace's Python files, nearest the
     failing tests first, cut to this many characters (0: no map)."""
+    named_files: int = 3
+    """Workspace files a round's answers name but the round did not show (a module found
+    through the map) that the next rounds show too, at most (0: none)."""
 
 
 @dataclass

@@ -105,6 +105,12 @@ class Round:
     base: State
     attempts: list[Attempt] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    #: The files the round showed (paths).
+    shown: list[str] = field(default_factory=list)
+
+    def texts(self) -> list[str]:
+        """Every step's answer, leaves or not (an analysis may name a file)."""
+        return [s.text for a in self.attempts for s in a.job.steps if s.ok]
 
     def of(self, attempt: Attempt) -> list[Candidate]:
         return [c for c in self.candidates if c.by == attempt.by]

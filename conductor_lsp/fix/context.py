@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from ..edits.paths import check_path
@@ -12,6 +13,9 @@ from ..task import MAX_FILE_CHARS, FileContext
 from ..testrun import TestRun
 
 MAX_CONTEXT_FILES = 8
+#: Files an answer names that the next round shows, at most.
+MAX_NAMED_FILES = 3
+_NAMED = re.compile(r"(?<![\w./-])([\w][\w./-]*\.py)\b")
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
 
 
@@ -45,8 +49,9 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
     """Files named by the failures (tests, traceback frames, what tests import), safe and
     small enough to show; the tests among them are shown read only."""
     failing = {f.file for f in run.failures if f.file}
-    names: list[str] = [*extra, *(f.file for f in run.failures)]
+    names: list[str] = [f.file for f in run.failures]
     names += re.findall(r"^([\w./-]+\.py):\d+", run.output, re.M)
+    names += extra  # after what the failures name, before what those import
     out: list[FileContext] = []
     queue = list(dict.fromkeys(n for n in names if n))
     seen: set[str] = set()
@@ -64,3 +69,35 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
             out.append(FileContext(rel, disk.text, editable=editable))
             queue += [m for m in local_imports(root, disk.text) if m not in seen]
     return out
+
+
+def named_files(
+    root: Path, texts: list[str], shown: set[str], deny: list[str], known: Iterable[str] = ()
+) -> list[str]:
+    """Workspace Python files the answers name that the round did not show (an analysis
+    that read the repository map and named the module at fault): the next round shows
+    them, so a worker can edit what it could only name before. The first few, in order
+    of first mention; a bare name (``tax.py``) counts when exactly one ``known`` file (the
+    repository map's) has it."""
+    by_name: dict[str, list[str]] = {}
+    for rel in known:
+        by_name.setdefault(PurePosixPath(rel).name, []).append(rel)
+    out: list[str] = []
+    for text in texts:
+        for name in _NAMED.findall(text):
+            rel = name.removeprefix("./")
+            if not _is_file(root, rel, deny):
+                same = by_name.get(rel, []) if "/" not in rel else []
+                rel = same[0] if len(same) == 1 and _is_file(root, same[0], deny) else ""
+            if rel and rel not in shown and rel not in out:
+                out.append(rel)
+                if len(out) == MAX_NAMED_FILES:
+                    return out
+    return out
+
+
+def _is_file(root: Path, rel: str, deny: list[str]) -> bool:
+    try:
+        return check_path(root, rel, deny).is_file()
+    except EditError:
+        return False

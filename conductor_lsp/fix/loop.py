@@ -37,7 +37,7 @@ from .candidates import (
     describe_leaf,
     leaf_records,
 )
-from .context import context_files
+from .context import context_files, named_files
 from .finish import Finisher
 from .online import learn_online
 from .repo_map import RepoMap, repo_map
@@ -156,11 +156,12 @@ class FixLoop:
     async def _each_round(self, start: State, report: FixReport, verifier: Verifier) -> None:
         base, previous, no_edit = start, {"": "", "conductor": "", "baseline": ""}, 0
         limit = self.session.config.budget.max_iterations
+        named: list[str] = []
         for k in range(1, limit + 1):
             if base.run.passed:
                 raise Green()
             self.meter.check()
-            rnd = await self._round(k, base, previous, verifier, report)
+            rnd = await self._round(k, base, previous, verifier, report, named)
             report.rounds.append(rnd)
             green = next((c for c in rnd.candidates if c.green), None)
             if green is not None and green.state is not None:
@@ -178,17 +179,33 @@ class FixLoop:
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
                 raise OutOfBudget(spent)
+            new = self._named(rnd, named)
+            named += new
             runs = [(c, c.tests) for c in rnd.candidates if c.tests is not None]
             no_edit = 0 if runs else no_edit + 1
-            if no_edit >= 2:
+            if new:  # the next round shows more than this one: not stuck yet
+                no_edit = 0
+            elif no_edit >= 2:
                 raise Stuck("no applicable edit twice in a row")
-            if runs and all(c.verdict and c.verdict.repeated for c, _ in runs):
+            elif runs and all(c.verdict and c.verdict.repeated for c, _ in runs):
                 raise Stuck("the same edit was proposed twice")
-            if runs and all(run.signature() == base.run.signature() for _, run in runs):
+            elif runs and all(run.signature() == base.run.signature() for _, run in runs):
                 raise Stuck("the same failures after an edit")
             if best and best.state and best.state.run.failing <= base.run.failing:
                 base = best.state
         raise OutOfBudget(f"budget: iterations ({limit} rounds run)")
+
+    def _named(self, rnd: Round, named: list[str]) -> list[str]:
+        """Files this round's answers named that no round showed yet (see ``named_files``)."""
+        room = self.session.config.fix.named_files - len(named)
+        if room <= 0:
+            return []
+        known = self.repo.files if self.repo is not None else ()
+        deny = self.session.config.edits.all_deny()
+        found = named_files(self.root, rnd.texts(), {*rnd.shown, *named}, deny, known)[:room]
+        if found:
+            self.note(rnd.index, f"the next round also shows {', '.join(found)} (named)")
+        return found
 
     async def _round(
         self,
@@ -197,6 +214,7 @@ class FixLoop:
         previous: dict[str, str],
         verifier: Verifier,
         report: FixReport,
+        named: list[str],
     ) -> Round:
         """Run the round's plans; judge every leaf as it answers; stop the rest once one is
         green. With the floor, the baseline's own call runs beside a conductor's plan."""
@@ -205,10 +223,11 @@ class FixLoop:
         box = await verifier.bench.open(base.files, f"r{k}-context")
         try:
             files = await asyncio.to_thread(
-                context_files, box.path, base.run, cfg.edits.all_deny(), []
+                context_files, box.path, base.run, cfg.edits.all_deny(), named
             )
         finally:
             await verifier.bench.discard(box)
+        rnd.shown = [f.path for f in files]
         outline = ""
         if self.repo is not None:
             outline = await asyncio.to_thread(
