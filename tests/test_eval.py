@@ -16,11 +16,14 @@ from standin import Seen, StandIn
 from conductor_lsp import ConfigError, run_tests
 from conductor_lsp.edits.workspace import apply_output_to_disk
 from conductor_lsp.eval import load_suite, parse_strategies, prepare
+from conductor_lsp.fix.context import context_files
 
 SUITE = Path(__file__).resolve().parents[1] / "bench" / "tasks"
 TASKS = load_suite(SUITE)
 #: Bugs whose cause is two modules away from the failing test (the repository map's suite).
 FAR = load_suite(SUITE.parent / "tasks_far")
+#: Bugs in a module loaded by name, which no round shows until an answer names it.
+NAMED = load_suite(SUITE.parent / "tasks_named")
 
 
 def test_the_suite_is_big_and_varied() -> None:
@@ -44,6 +47,11 @@ async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: P
             before = await run_tests(command, repo, 60)
             if before.passed:
                 return f"{repo.name}: passes before its fix"
+            if task in NAMED:
+                shown = {f.path for f in context_files(repo, before, [], [])}
+                cause = task.solution.strip().splitlines()[0]  # type: ignore[attr-defined]
+                if cause in shown or not shown:
+                    return f"{repo.name}: a round shows {cause} already: {sorted(shown)}"
             written = apply_output_to_disk(repo, task.solution)  # type: ignore[attr-defined]
             if not written.written:
                 return f"{repo.name}: the known fix does not apply: {written.result.report()}"
@@ -52,9 +60,10 @@ async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: P
                 "" if after.passed else f"{repo.name}: fails with its fix:\n{after.output[-500:]}"
             )
 
-    problems = [p for p in await asyncio.gather(*(check(t) for t in [*TASKS, *FAR])) if p]
+    every = [*TASKS, *FAR, *NAMED]
+    problems = [p for p in await asyncio.gather(*(check(t) for t in every)) if p]
     assert problems == []
-    assert len(FAR) == 5
+    assert len(FAR) == len(NAMED) == 5
 
 
 async def test_humaneval_tasks_each_hold_one_bug_that_their_check_finds(tmp_path: Path) -> None:

@@ -1,0 +1,3 @@
+def run(text):
+    """How many words ``text`` holds."""
+    return len(text.split(" "))

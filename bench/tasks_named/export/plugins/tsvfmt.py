@@ -1,0 +1,3 @@
+def render(row):
+    """One TSV line."""
+    return "\t".join(row)

@@ -1,0 +1,1 @@
+"""Cleaning steps, found by name."""

@@ -1,0 +1,5 @@
+ORDER = 2
+
+
+def apply(text):
+    return text.lower()

@@ -1,0 +1,5 @@
+from pipeline import clean
+
+
+def test_clean():
+    assert clean("  Hello   World  ") == "hello world"

@@ -1,0 +1,5 @@
+RATE = 20
+
+
+def discount():
+    return RATE / 1000
