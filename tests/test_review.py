@@ -78,6 +78,43 @@ async def test_vs_code_preview_has_a_box_per_hunk_and_only_the_ticked_one_is_wri
     assert not any(e.green for e in rejected)
 
 
+async def test_vs_code_is_asked_why_for_unticked_hunks_and_tries_again_with_the_reason(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    """The refactor preview has no place for words: the extension declares
+    ``experimental.conductorReasons`` and is asked about the unticked hunks afterwards; its
+    reason reaches the retry's prompt and the episode, and the retry is previewed again."""
+    ws = project(tmp_path, standin)
+    standin.push(Behaviour(text=FIRST), Behaviour(text=MUL))
+    asked: list[Any] = []
+    async with session(
+        ws,
+        "visual-studio-code",
+        configuration={"preview": True},
+        experimental={"conductorReasons": True},
+    ) as (client, editor):
+
+        @client.feature("conductor/reasons")
+        def on_reasons(ls: Any, params: Any) -> dict[str, Any]:
+            asked.append(_plain(params))
+            if len(asked) == 1:
+                return {"reasons": [{"index": 1, "reason": REASON}], "again": True}
+            return {}
+
+        editor.open(ws / "calc.py")
+        editor.untick = {"hunk-1"}
+        res = await run_command(client, "conductor.fixTests", {})
+        end = await job_end(client, res["jobId"])
+        assert [h["label"] for h in asked[0]["hunks"]] == ["calc.py:6"]  # only the unticked
+        assert "+    return eval" in asked[0]["hunks"][0]["diff"]
+        assert REASON in standin.seen[1].prompt()  # the reason reached the worker
+        assert len(editor.edits) == 2 and len(asked) == 1  # the retry's fix, all ticked
+        assert "tests passed" in end.message
+    assert (ws / "calc.py").read_text() == GREEN
+    rejected = [e for e in episodes(ws) if e.rejected]
+    assert rejected and REASON in rejected[0].rejected[0]
+
+
 async def test_review_notification_answered_with_a_reason_tries_again_with_it(
     tmp_path: Path, standin: StandIn
 ) -> None:
@@ -235,3 +272,16 @@ def test_neovim_shows_candidates_applies_the_other_one_and_undo_restores(
 
 if sys.platform == "win32":  # pragma: no cover
     pytestmark = pytest.mark.skip("POSIX editors only")
+
+
+def test_the_editors_reasons_are_read_strictly() -> None:
+    from conductor_lsp.errors import ConductorError
+    from conductor_lsp.server.review import _reasons_answer
+
+    assert _reasons_answer(None) == ({}, False)  # the user gave nothing
+    answer = {"reasons": [{"index": 2, "reason": "no eval"}], "again": True}
+    assert _reasons_answer(answer) == ({"2": "no eval"}, True)
+    for bad in ([1], {"reasons": {"2": "x"}}, {"reasons": [{"index": "2", "reason": "x"}]},
+                {"again": "yes"}):  # fmt: skip
+        with pytest.raises(ConductorError, match="reasons must be"):
+            _reasons_answer(bad)

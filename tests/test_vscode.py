@@ -203,6 +203,15 @@ def status_bar(page: Any) -> str:
     return str(page.locator(".statusbar").first.inner_text())
 
 
+def quick_input(page: Any) -> str:
+    """The text of VS Code's input box or quick pick while one shows ('' otherwise)."""
+    widget = page.locator(".quick-input-widget").first
+    try:
+        return str(widget.inner_text(timeout=1000)) if widget.is_visible() else ""
+    except Exception:
+        return ""
+
+
 def notifications(page: Any, seen: list[str]) -> list[str]:
     """Texts of the notifications showing now, added to ``seen``."""
     for toast in page.locator(".notifications-toasts .notification-toast").all():
@@ -326,7 +335,8 @@ def test_the_refactor_preview_shows_each_hunk_and_applies_the_ticked_one(
 ) -> None:
     """With ``preview`` on, the verified fix reaches VS Code as one edit with a change
     annotation per hunk: the refactor preview lists both, unticked (they need
-    confirmation); ticking one writes it alone, and the episode records the rejection."""
+    confirmation); ticking one writes it alone. The extension then asks why the other
+    was left out; the episode records the rejection with that reason."""
     page, ws, shots, _ = workbench
     SHOT[:] = [page, shots]
     standin.responder = lambda seen: f"calc.py\n```python\n{BOTH}```\n"
@@ -343,6 +353,12 @@ def test_the_refactor_preview_shows_each_hunk_and_applies_the_ticked_one(
     rows.filter(has_text="a - b").first.locator(".edit-checkbox").click()
     page.screenshot(path=str(shots / "refactor-preview.png"))
     page.locator(".bulk-edit-panel .buttons .monaco-button", has_text="Apply").first.click()
+    wait(lambda: "Why not calc.py:6" in quick_input(page), "the question about the unticked hunk")
+    page.keyboard.type("no eval please")
+    page.keyboard.press("Enter")
+    wait(lambda: "Keep what I ticked" in quick_input(page), "keep, or try again")
+    page.keyboard.type("Keep")
+    page.keyboard.press("Enter")
     wait(lambda: (ws / "calc.py").read_text() == FIXED, "the ticked hunk alone on disk")
     wait(lambda: "Conductor: green" in status_bar(page), "the job's end in the status bar")
     page.screenshot(path=str(shots / "after-preview.png"))
@@ -353,3 +369,4 @@ def test_the_refactor_preview_shows_each_hunk_and_applies_the_ticked_one(
     ]
     reviews = [r for r in records if r.get("type") == "review"]
     assert reviews and "calc.py:6" in reviews[0]["rejected"][0], reviews
+    assert "no eval please" in reviews[0]["rejected"][0], reviews

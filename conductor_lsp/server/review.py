@@ -8,7 +8,10 @@ Chosen by what the client says it can do:
   rejected one, and whether to try again with those reasons. The editor never blocks.
 - change annotations (VS Code): one WorkspaceEdit with an annotation per hunk that needs
   confirmation, so VS Code's refactor preview lists every hunk with a box to tick. Its
-  answer says only "applied": what was kept is read back from the text.
+  answer says only "applied": what was kept is read back from the text. The preview has
+  no place for words, so a client with ``experimental.conductorReasons`` (the VS Code
+  extension) is then sent a ``conductor/reasons`` request listing the unticked hunks and
+  answers with a reason for each it wants to give and whether to try again.
 - neither: no review; the fix is written whole, as without ``preview``.
 
 Either way the job then writes what was kept, once, through the fix loop's stale-safe end.
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from ..edits.hunks import Hunk, applied_hunks, apply_hunks
 from ..edits.workspace import read_text
@@ -34,6 +38,7 @@ from .editor_edits import edit_support, encoding, open_documents
 from .positions import position_at
 
 REVIEW = "conductor/review"
+REASONS = "conductor/reasons"
 
 
 def editor_reviewer(ls: ConductorServer, root: Path, title: str) -> Reviewer | None:
@@ -56,17 +61,79 @@ async def _ask(ls: ConductorServer, title: str, hunks: Sequence[Hunk]) -> Review
         answer = await fut
     finally:
         ls.reviews.waiting.pop(rid, None)
+    return Review(
+        frozenset(answer.accepted), _reasons(answer.reasons, hunks, answer.accepted), answer.again
+    )
+
+
+def _reasons(
+    given: dict[str, str], hunks: Sequence[Hunk], accepted: Sequence[int] = ()
+) -> dict[int, str]:
+    """Reasons by hunk index, one line each; an index that was not shown is an error."""
     indices = {h.index for h in hunks}
-    unknown = sorted(set(answer.accepted) - indices)
+    unknown: list[object] = [*sorted(set(accepted) - indices)]
     reasons: dict[int, str] = {}
-    for key, why in answer.reasons.items():
+    for key, why in given.items():
         try:
             reasons[int(key)] = " ".join(why.split())[:500]
         except ValueError:
-            unknown.append(key)  # type: ignore[arg-type]
-    if unknown or not set(reasons) <= indices:
+            unknown.append(key)
+    unknown += sorted(set(reasons) - indices)
+    if unknown:
         raise ConductorError(f"the review's answer names hunks that were not shown: {unknown}")
-    return Review(frozenset(answer.accepted), reasons, answer.again)
+    return reasons
+
+
+async def _why_not(ls: ConductorServer, title: str, rejected: Sequence[Hunk]) -> Review | None:
+    """Ask a client that can (``experimental.conductorReasons``) why it unticked hunks
+    and whether to try again; None when it cannot or the user gave nothing."""
+    experimental = ls.client_capabilities.experimental
+    if not (isinstance(experimental, dict) and experimental.get("conductorReasons") is True):
+        return None
+    shown = [
+        {"index": h.index, "path": h.path, "label": h.label, "diff": h.diff()} for h in rejected
+    ]
+    try:
+        raw = await ls.protocol.send_request_async(REASONS, {"title": title, "hunks": shown})
+    except (RuntimeError, JsonRpcException) as e:
+        raise ConductorError(f"the editor's reasons could not be read: {e}") from e
+    reasons, again = _reasons_answer(_plain(raw))
+    return Review(frozenset(), _reasons(reasons, rejected), again)
+
+
+def _reasons_answer(data: Any) -> tuple[dict[str, str], bool]:
+    """``{"reasons": [{"index": 1, "reason": "..."}], "again": true}`` (a list, not an
+    object keyed by index: pygls hands results over as named tuples, which rename keys
+    that are not identifiers); null or {} is no reasons."""
+    data = data or {}
+    items = data.get("reasons") or [] if isinstance(data, dict) else None
+    again = data.get("again", False) if isinstance(data, dict) else None
+    ok = (
+        isinstance(items, list)
+        and isinstance(again, bool)
+        and all(
+            isinstance(r, dict) and type(r.get("index")) is int and isinstance(r.get("reason"), str)
+            for r in items
+        )
+    )
+    if not ok:
+        raise ConductorError(
+            'the editor\'s reasons must be {"reasons": [{"index": N, "reason": "..."}], '
+            f'"again": true|false}}, got {str(data)[:200]}'
+        )
+    assert isinstance(items, list) and isinstance(again, bool)
+    return {str(r["index"]): r["reason"] for r in items}, again
+
+
+def _plain(x: Any) -> Any:
+    """JSON as dicts and lists (pygls hands a custom request's result over as objects)."""
+    if hasattr(x, "_asdict"):
+        return _plain(x._asdict())
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    return x
 
 
 def _line_range(text: str, a1: int, a2: int, enc: str) -> types.Range:
@@ -131,7 +198,11 @@ async def _preview(ls: ConductorServer, root: Path, title: str, hunks: Sequence[
         if got is None:
             raise ConductorError(f"{rel} holds neither the fix nor the start after the preview")
         kept |= got
-    return Review(frozenset(kept))
+    rejected = [h for h in hunks if h.index not in kept]
+    why = await _why_not(ls, title, rejected) if rejected else None
+    if why is None:
+        return Review(frozenset(kept))
+    return Review(frozenset(kept), why.reasons, why.again)
 
 
 async def _settled(

@@ -5,7 +5,16 @@ import {
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { JobProgress, onlyChanged, serverCommand, statusText, toServerSettings } from "./logic";
+import {
+  JobProgress,
+  RejectedHunk,
+  onlyChanged,
+  reasonPrompt,
+  reasonsAnswer,
+  serverCommand,
+  statusText,
+  toServerSettings,
+} from "./logic";
 
 let client: LanguageClient | undefined;
 const jobs = new Map<string, JobProgress>();
@@ -95,6 +104,31 @@ async function showCandidates(): Promise<void> {
   if (go === "Apply") await exec("conductor.applyCandidate", { index: c.index, jobId: result.jobId });
 }
 
+/** The refactor preview has no place for words: after it, the server asks about the hunks
+ * left unticked. One input box each (Enter with nothing: no reason; Esc: stop asking),
+ * then whether to try again with those reasons. */
+async function askReasons(params: { title: string; hunks: RejectedHunk[] }) {
+  const answers: (string | undefined)[] = [];
+  for (const [i, h] of params.hunks.entries()) {
+    const why = await vscode.window.showInputBox({
+      title: `${params.title}: you left out ${params.hunks.length === 1 ? "a change" : "changes"}`,
+      prompt: reasonPrompt(h, i + 1, params.hunks.length),
+      placeHolder: "A reason teaches the conductor (optional)",
+      ignoreFocusOut: true,
+    });
+    if (why === undefined) break;
+    answers.push(why);
+  }
+  let again = false;
+  if (answers.some((a) => a && a.trim())) {
+    const choice = await vscode.window.showQuickPick(
+      ["Keep what I ticked", "Try again with my reasons"],
+      { title: "Conductor", ignoreFocusOut: true });
+    again = choice === "Try again with my reasons";
+  }
+  return reasonsAnswer(params.hunks, answers, again);
+}
+
 function candidateSummary(diff: string): string {
   const changed = diff.split("\n").filter((l) => /^[+-](?![+-])/.test(l));
   return changed.slice(0, 2).join("  ") + (changed.length > 2 ? ` (+${changed.length - 2} more)` : "");
@@ -158,6 +192,16 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     },
   };
   client = new LanguageClient("conductor", "Conductor", serverOptions, clientOptions);
+  // Tell the server this client answers conductor/reasons (see askReasons).
+  client.registerFeature({
+    fillClientCapabilities: (caps) => {
+      caps.experimental = { ...(caps.experimental ?? {}), conductorReasons: true };
+    },
+    initialize: () => undefined,
+    getState: () => ({ kind: "static" }),
+    clear: () => undefined,
+  });
+  client.onRequest("conductor/reasons", askReasons);
   await client.start();
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {

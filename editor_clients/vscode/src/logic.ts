@@ -64,3 +64,30 @@ export function serverCommand(value: unknown): { command: string; args: string[]
   }
   return { command: value[0], args: value.slice(1) };
 }
+
+/** A hunk the user unticked in the refactor preview, as `conductor/reasons` lists it. */
+export interface RejectedHunk {
+  index: number;
+  path: string;
+  label: string;
+  diff: string;
+}
+
+/** What the input box asks about one unticked hunk: its place and first changed line. */
+export function reasonPrompt(h: RejectedHunk, of: number, total: number): string {
+  const first = h.diff.split("\n").find((l) => /^[+-](?![+-])/.test(l)) ?? "";
+  return `Why not ${h.label}${total > 1 ? ` (${of} of ${total})` : ""}? ${truncate(first.trim(), 60)}`;
+}
+
+/** The answer to `conductor/reasons`: a list (the server reads no object keyed by index),
+ * blank answers dropped; another try only when there is a reason to give it. */
+export function reasonsAnswer(
+  hunks: RejectedHunk[],
+  answers: (string | undefined)[],
+  again: boolean,
+): { reasons: { index: number; reason: string }[]; again: boolean } {
+  const reasons = hunks
+    .map((h, i) => ({ index: h.index, reason: (answers[i] ?? "").trim() }))
+    .filter((r) => r.reason);
+  return { reasons, again: again && reasons.length > 0 };
+}

@@ -1,6 +1,14 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { onlyChanged, serverCommand, statusText, toServerSettings, truncate } from "../src/logic";
+import {
+  onlyChanged,
+  reasonPrompt,
+  reasonsAnswer,
+  serverCommand,
+  statusText,
+  toServerSettings,
+  truncate,
+} from "../src/logic";
 
 test("flat settings become conductor.toml's shape", () => {
   const nested = toServerSettings({
@@ -42,4 +50,22 @@ test("server command is checked", () => {
   assert.deepEqual(serverCommand(["conductor-lsp", "serve"]), { command: "conductor-lsp", args: ["serve"] });
   assert.throws(() => serverCommand([]), /non-empty list/);
   assert.throws(() => serverCommand("conductor-lsp serve"), /non-empty list/);
+});
+
+const HUNKS = [
+  { index: 0, path: "calc.py", label: "calc.py:2", diff: "@@ -2 +2 @@\n-    return a - b\n+    return a + b\n" },
+  { index: 3, path: "calc.py", label: "calc.py:6", diff: "--- a/calc.py\n+++ b/calc.py\n-    return a + b\n+    return eval(x)\n" },
+];
+
+test("the reasons prompt names the hunk and its first changed line", () => {
+  assert.equal(reasonPrompt(HUNKS[1], 2, 2), "Why not calc.py:6 (2 of 2)? -    return a + b");
+  assert.equal(reasonPrompt(HUNKS[0], 1, 1), "Why not calc.py:2? -    return a - b");
+});
+
+test("reasons go back as a list by hunk index; blanks dropped; again needs a reason", () => {
+  assert.deepEqual(reasonsAnswer(HUNKS, ["", " no eval "], true), {
+    reasons: [{ index: 3, reason: "no eval" }],
+    again: true,
+  });
+  assert.deepEqual(reasonsAnswer(HUNKS, [undefined], true), { reasons: [], again: false });
 });
