@@ -40,6 +40,36 @@ def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -
     return "".join(out)
 
 
+def changed_since(root: Path, rel: str, before: bytes | None, busy: Callable[[str], bool]) -> bool:
+    """Whether ``rel`` no longer holds ``before`` (None: absent), or has unsaved changes in
+    an editor; a file that cannot be read counts as changed."""
+    try:
+        now: bytes | None = (root / rel).read_bytes()
+    except FileNotFoundError:
+        now = None
+    except OSError:
+        return True
+    return now != before or busy(rel)
+
+
+def write_verified(root: Path, files: Mapping[str, bytes | None], deny: Sequence[str]) -> list[str]:
+    """All files or none, inside the workspace (None: remove the file); then each read
+    back from disk."""
+    paths = {check_path(root, rel, deny): rel for rel in files}
+    replace_files({path: data for path, rel in paths.items() if (data := files[rel]) is not None})
+    for path, rel in paths.items():
+        if files[rel] is None:
+            path.unlink(missing_ok=True)
+    missing = [
+        rel
+        for path, rel in paths.items()
+        if (path.read_bytes() if path.is_file() else None) != files[rel]
+    ]
+    if missing:
+        raise EditError(f"{', '.join(missing)} did not hold the fix after the write")
+    return sorted(files)
+
+
 class Finisher:
     def __init__(
         self,
@@ -137,22 +167,10 @@ class Finisher:
         )
 
     def _changed(self, rel: str, before: bytes | None) -> bool:
-        try:
-            now: bytes | None = (self.root / rel).read_bytes()
-        except FileNotFoundError:
-            now = None
-        except OSError:
-            return True
-        return now != before or self.busy(rel)
+        return changed_since(self.root, rel, before, self.busy)
 
     def _write(self, files: Mapping[str, bytes]) -> list[str]:
-        """All files or none, inside the workspace; then each read back from disk."""
-        paths = {check_path(self.root, rel, self.deny): rel for rel in files}
-        replace_files({path: files[rel] for path, rel in paths.items()})
-        missing = [rel for path, rel in paths.items() if path.read_bytes() != files[rel]]
-        if missing:
-            raise EditError(f"{', '.join(missing)} did not hold the fix after the write")
-        return sorted(files)
+        return write_verified(self.root, files, self.deny)
 
     async def _keep(self, report: FixReport, best: State, why: str) -> None:
         label = (

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..edits.paths import check_path
-from ..edits.workspace import replace_files
 from ..errors import EditError
 from . import checkpoint as cp
 from .candidates import Candidate
-from .finish import files_diff
+from .finish import changed_since, files_diff, write_verified
 from .report import FixReport
 
 
@@ -91,12 +90,11 @@ def pick(
         raise EditError(f"candidate {index} ({cand.label}) has nothing verified to apply: {why}")
     left = report.end_checkpoint or report.checkpoint
     touched = sorted(set(cand.state.files) | set(report.written))
-    changed = []
     for rel in touched:
-        path = check_path(root, rel, deny)
-        now = path.read_bytes() if path.is_file() else None
-        if now != cp.read_file(left, rel, root) or busy(rel):
-            changed.append(rel)
+        check_path(root, rel, deny)
+    changed = [
+        rel for rel in touched if changed_since(root, rel, cp.read_file(left, rel, root), busy)
+    ]
     if changed:
         raise EditError(
             f"changed since the job ended: {', '.join(changed)}; nothing was written "
@@ -105,10 +103,6 @@ def pick(
     start = _before(root, report, touched)
     target = {rel: cand.state.files.get(rel, start[rel]) for rel in touched}
     before_cp = cp.create(root, f"{cp.JOB_START}: candidate {index} of {report.checkpoint.ref}")
-    writes = {check_path(root, r, deny): b for r, b in target.items() if b is not None}
-    replace_files(writes)
-    for rel, data in target.items():
-        if data is None:  # the job created it; this candidate did not
-            check_path(root, rel, deny).unlink(missing_ok=True)
+    write_verified(root, target, deny)  # None: the job created it; this candidate did not
     cp.create(root, f"{cp.JOB_END}: candidate {index} ({cand.label})")
     return Picked(cand, touched, before_cp)

@@ -10,7 +10,7 @@ answers, the tracked text must hold the edit: some clients answer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +64,19 @@ class _Target:
     version: int | None  # None: not open in the editor
 
 
+def current_text(
+    docs: Mapping[Path, TextDocument], full: Path
+) -> tuple[str, int | None, str | None]:
+    """(uri, version, text) as the editor has it now: the open buffer (``docs``, from
+    ``open_documents``), else the disk (no version; None: no such file). ``EditError`` when
+    the disk's file cannot be read as text."""
+    doc = docs.get(full)
+    if doc is not None:
+        return doc.uri, doc.version, doc.source
+    disk = read_text(full)
+    return full.as_uri(), None, disk.text if disk else None
+
+
 def _gather(
     ls: LanguageServer,
     root: Path,
@@ -81,12 +94,8 @@ def _gather(
             why = same_file(real, full, rel) or blocked(full)
             if why:
                 raise EditError(why)
-            doc = docs.get(full)
-            if doc is not None:
-                targets[rel] = _Target(rel, full, doc.uri, doc.source, doc.version)
-            else:
-                disk = read_text(full)
-                targets[rel] = _Target(rel, full, full.as_uri(), disk.text if disk else None, None)
+            uri, version, text = current_text(docs, full)
+            targets[rel] = _Target(rel, full, uri, text, version)
         except EditError as e:
             failures.append(EditFailure(rel, str(e)))
     return targets, failures

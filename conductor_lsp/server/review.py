@@ -34,7 +34,7 @@ from ..errors import ConductorError, EditError
 from ..fix.review import Review, Reviewer
 from .app import ConductorServer
 from .arguments import ReviewArgs
-from .editor_edits import edit_support, encoding, open_documents
+from .editor_edits import current_text, edit_support, encoding, open_documents
 from .positions import position_at
 
 REVIEW = "conductor/review"
@@ -144,15 +144,10 @@ def _line_range(text: str, a1: int, a2: int, enc: str) -> types.Range:
 
 
 def _current(ls: ConductorServer, path: Path) -> tuple[str, int | None, str | None]:
-    """(uri, version, text) as the editor has it now: the buffer, else the disk."""
-    doc = open_documents(ls).get(path)
-    if doc is not None:
-        return doc.uri, doc.version, doc.source
     try:
-        disk = read_text(path)
+        return current_text(open_documents(ls), path)
     except EditError as e:
         raise ConductorError(str(e)) from e
-    return path.as_uri(), None, disk.text if disk else None
 
 
 async def _preview(ls: ConductorServer, root: Path, title: str, hunks: Sequence[Hunk]) -> Review:
