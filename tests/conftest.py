@@ -15,6 +15,12 @@ from conductor_lsp import Config, WorkerConfig, load_config
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The tests' workspaces run plain pytest in subprocesses (the fix loop, eval, the CLI, the
+# editors' servers), hundreds of times. Each would load every pytest plugin installed
+# here (pytest-lsp and its LSP stack): 3.5 s a run instead of 0.5 s. Plugins are not
+# what those tests check; this process has loaded its own already.
+os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
 
 @pytest.fixture
 def standin() -> Iterator[StandIn]:
