@@ -17,6 +17,7 @@ from test_neovim import run_nvim
 
 from conductor_lsp.errors import EditError
 from conductor_lsp.runtime.episodes import read_episodes
+from conductor_lsp.server.review import plain_json
 
 # Both functions wrong; the tests check both.
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n"
@@ -96,7 +97,7 @@ async def test_vs_code_is_asked_why_for_unticked_hunks_and_tries_again_with_the_
 
         @client.feature("conductor/reasons")
         def on_reasons(ls: Any, params: Any) -> dict[str, Any]:
-            asked.append(_plain(params))
+            asked.append(plain_json(params))
             if len(asked) == 1:
                 return {"reasons": [{"index": 1, "reason": REASON}], "again": True}
             return {}
@@ -159,18 +160,7 @@ async def test_review_notification_answered_with_a_reason_tries_again_with_it(
 
 
 def _get(obj: Any, key: str) -> Any:
-    return _plain(obj)[key]
-
-
-def _plain(x: Any) -> Any:
-    """JSON as dicts and lists, from the client's namedtuple-like objects."""
-    if hasattr(x, "_asdict"):
-        return _plain(x._asdict())
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_plain(v) for v in x]
-    return x
+    return plain_json(obj)[key]
 
 
 async def test_candidates_are_listed_and_another_is_applied_then_undone(

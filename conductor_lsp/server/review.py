@@ -97,7 +97,7 @@ async def _why_not(ls: ConductorServer, title: str, rejected: Sequence[Hunk]) ->
         raw = await ls.protocol.send_request_async(REASONS, {"title": title, "hunks": shown})
     except (RuntimeError, JsonRpcException) as e:
         raise ConductorError(f"the editor's reasons could not be read: {e}") from e
-    reasons, again = _reasons_answer(_plain(raw))
+    reasons, again = _reasons_answer(plain_json(raw))
     return Review(frozenset(), _reasons(reasons, rejected), again)
 
 
@@ -125,14 +125,14 @@ def _reasons_answer(data: Any) -> tuple[dict[str, str], bool]:
     return {str(r["index"]): r["reason"] for r in items}, again
 
 
-def _plain(x: Any) -> Any:
+def plain_json(x: Any) -> Any:
     """JSON as dicts and lists (pygls hands a custom request's result over as objects)."""
     if hasattr(x, "_asdict"):
-        return _plain(x._asdict())
+        return plain_json(x._asdict())
     if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
+        return {k: plain_json(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_plain(v) for v in x]
+        return [plain_json(v) for v in x]
     return x
 
 
