@@ -230,9 +230,7 @@ class FixLoop:
         rnd.shown = [f.path for f in files]
         outline = ""
         if self.repo is not None:
-            outline = await asyncio.to_thread(
-                self.repo.render, [f.path for f in files], cfg.fix.repo_map_chars
-            )
+            outline = await asyncio.to_thread(self.repo.render, rnd.shown, cfg.fix.repo_map_chars)
         task = Task(
             self.instruction,
             tuple(files),

@@ -43,8 +43,7 @@ REASONS = "conductor/reasons"
 
 def editor_reviewer(ls: ConductorServer, root: Path, title: str) -> Reviewer | None:
     """The review this client can show (None: it can show none)."""
-    experimental = ls.client_capabilities.experimental
-    if isinstance(experimental, dict) and experimental.get("conductorReview") is True:
+    if _declares(ls, "conductorReview"):
         return lambda hunks: _ask(ls, title, hunks)
     if edit_support(ls)[1]:  # change annotations: VS Code's refactor preview
         return lambda hunks: _preview(ls, root, title, hunks)
@@ -55,7 +54,7 @@ async def _ask(ls: ConductorServer, title: str, hunks: Sequence[Hunk]) -> Review
     rid = uuid.uuid4().hex[:12]
     fut: asyncio.Future[ReviewArgs] = asyncio.get_running_loop().create_future()
     ls.reviews.waiting[rid] = fut
-    shown = [{"index": h.index, "path": h.path, "label": h.label, "diff": h.diff()} for h in hunks]
+    shown = _listed(hunks)
     try:
         ls.protocol.notify(REVIEW, {"id": rid, "title": title, "hunks": shown})
         answer = await fut
@@ -84,21 +83,32 @@ def _reasons(
     return reasons
 
 
-async def _why_not(ls: ConductorServer, title: str, rejected: Sequence[Hunk]) -> Review | None:
-    """Ask a client that can (``experimental.conductorReasons``) why it unticked hunks
-    and whether to try again; None when it cannot or the user gave nothing."""
+def _declares(ls: ConductorServer, capability: str) -> bool:
+    """Whether the client says it implements one of this server's ``experimental`` extras."""
     experimental = ls.client_capabilities.experimental
-    if not (isinstance(experimental, dict) and experimental.get("conductorReasons") is True):
-        return None
-    shown = [
-        {"index": h.index, "path": h.path, "label": h.label, "diff": h.diff()} for h in rejected
-    ]
+    return isinstance(experimental, dict) and experimental.get(capability) is True
+
+
+def _listed(hunks: Sequence[Hunk]) -> list[dict[str, Any]]:
+    """Hunks as the client is shown them (``conductor/review``, ``conductor/reasons``)."""
+    return [{"index": h.index, "path": h.path, "label": h.label, "diff": h.diff()} for h in hunks]
+
+
+async def _why_not(
+    ls: ConductorServer, title: str, rejected: Sequence[Hunk]
+) -> tuple[dict[int, str], bool]:
+    """Ask a client that can (``experimental.conductorReasons``) why it unticked hunks
+    and whether to try again: (reasons by hunk index, again); none when it cannot."""
+    if not rejected or not _declares(ls, "conductorReasons"):
+        return {}, False
     try:
-        raw = await ls.protocol.send_request_async(REASONS, {"title": title, "hunks": shown})
+        raw = await ls.protocol.send_request_async(
+            REASONS, {"title": title, "hunks": _listed(rejected)}
+        )
     except (RuntimeError, JsonRpcException) as e:
         raise ConductorError(f"the editor's reasons could not be read: {e}") from e
     reasons, again = _reasons_answer(plain_json(raw))
-    return Review(frozenset(), _reasons(reasons, rejected), again)
+    return _reasons(reasons, rejected), again
 
 
 def _reasons_answer(data: Any) -> tuple[dict[str, str], bool]:
@@ -193,11 +203,8 @@ async def _preview(ls: ConductorServer, root: Path, title: str, hunks: Sequence[
         if got is None:
             raise ConductorError(f"{rel} holds neither the fix nor the start after the preview")
         kept |= got
-    rejected = [h for h in hunks if h.index not in kept]
-    why = await _why_not(ls, title, rejected) if rejected else None
-    if why is None:
-        return Review(frozenset(kept))
-    return Review(frozenset(kept), why.reasons, why.again)
+    reasons, again = await _why_not(ls, title, [h for h in hunks if h.index not in kept])
+    return Review(frozenset(kept), reasons, again)
 
 
 async def _settled(
