@@ -55,12 +55,14 @@ from conductor_lsp.cli.train import add_training_options, training_options
 from conductor_lsp.conductor.grammar import render_lists
 from conductor_lsp.conductor.parse import unreadable
 from conductor_lsp.conductor.policy import Action, Example, Policy
+from conductor_lsp.conductor.policy_features import Hidden, mean_vector
 from conductor_lsp.conductor.static import BASELINE
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Score, TaskPool, held_out_split, train_grpo
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
 from conductor_lsp.local_models import find_smollm2
+from conductor_lsp.protocols import Embedder
 
 SUITE = REPO / "bench" / "tasks"
 TRAIN_NAMES = [
@@ -224,13 +226,8 @@ def _items(rows: list[TaskPool], plans: list[str]) -> list[tuple[SuiteTask, Pool
     return [(r.task, r.pool, t) for r, t in zip(rows, plans, strict=True)]
 
 
-def policy_score(
-    rollouts: Rollouts, train_rows: list[TaskPool], held_rows: list[TaskPool]
-) -> tuple[Score, Score, float, int]:
-    """The routing policy: every model worker tried once on every training row (its
-    verdicts and bills are the data), fitted, then choosing the held-out rows' leaves.
-    Returns its score, that of the same learner blind to the task, the seconds the fit
-    took and the examples it was fitted on."""
+def training_examples(rollouts: Rollouts, train_rows: list[TaskPool]) -> list[Example]:
+    """Every model worker tried once on every training row: the policy's data."""
     tried: list[tuple[TaskPool, str, int]] = []
     for r in train_rows:
         for i, w in enumerate(r.pool.workers.values()):
@@ -244,15 +241,51 @@ def policy_score(
         infos = rollouts.infos(r.task, r.pool)
         action = Action(infos[i].name, wording)
         examples.append(Example(view.brief(), infos, action, res.green, res.cost, res.seconds))
+    return examples
+
+
+def policy_score(
+    rollouts: Rollouts,
+    examples: list[Example],
+    held_rows: list[TaskPool],
+    features: str = "words",
+    reader: Embedder | None = None,
+) -> tuple[Score, Score, float]:
+    """The routing policy fitted on ``examples``, choosing the held-out rows' leaves.
+    With ``features`` hidden or both, every brief is also read by ``reader`` (the
+    conductor model): its hidden state, centred on the training briefs' mean.
+    Returns its score, that of the same learner blind to the task, and the seconds the
+    fit took (reading included)."""
     started = time.monotonic()
     policy = Policy()
+    if features != "words":
+        assert reader is not None
+        held = [asyncio.run(rollouts.task_view(r.task)).brief() for r in held_rows]
+        vectors = {b: reader.embed(b) for b in {e.brief for e in examples} | set(held)}
+        mean = mean_vector([vectors[b] for b in {e.brief for e in examples}])
+        policy.hidden = Hidden(reader.model_identity(), mean, words=features == "both")
+        for b, v in vectors.items():
+            policy.see(b, v)
     policy.fit(examples)
     fitted = time.monotonic() - started
     score = _held_out(rollouts, held_rows, policy, blind=False)
     # The same learner told nothing of the task: what reading the task adds.
     blind = Policy()
     blind.fit([dataclasses.replace(e, brief="") for e in examples])
-    return score, _held_out(rollouts, held_rows, blind, blind=True), fitted, len(examples)
+    return score, _held_out(rollouts, held_rows, blind, blind=True), fitted
+
+
+def smollm2_reader(model: Path) -> Embedder:
+    """SmolLM2 as the conductor that reads briefs: llama.cpp in process when installed,
+    else transformers (the policy reads whichever model the conductor runs)."""
+    from conductor_lsp.conductor.registry import make_conductor
+    from conductor_lsp.config.schema import ConductorConfig
+    from conductor_lsp.llama_models import llama_available
+
+    backend = "llama-cpp" if llama_available() else "transformers"
+    conductor = make_conductor(ConductorConfig(backend=backend, model=str(model)))
+    assert isinstance(conductor, Embedder)
+    return conductor
 
 
 def _held_out(rollouts: Rollouts, held_rows: list[TaskPool], policy: Policy, blind: bool) -> Score:
@@ -287,6 +320,12 @@ def main() -> None:
     ap.add_argument("--rescore", metavar="DIR", help="a finished run: rerun its plans, no training")
     ap.add_argument(
         "--policy-only", action="store_true", help="the routing policy and baselines, no GRPO"
+    )
+    ap.add_argument(
+        "--features",
+        default="words",
+        help="how the policy reads a task, comma-separated rows: words, hidden (SmolLM2's "
+        "hidden state of the brief, with its shape), both (default: words)",
     )
     args = ap.parse_args()
     saved: dict[str, Any] | None = None
@@ -325,12 +364,20 @@ def main() -> None:
         "single: strong": strong,
     }
     oracle = strategy(rollouts, held_rows, None)
-    policy, blind, fitted, examples = policy_score(rollouts, train_rows, held_rows)
-    policy_row = row_of(f"routing policy (fitted in {fitted:.1f} s on {examples} verdicts)", policy)
+    reader = None
+    policy_rows = []
+    examples = training_examples(rollouts, train_rows)
+    for features in args.features.split(","):
+        if features != "words" and reader is None:
+            reader = smollm2_reader(model)
+        policy, blind, fitted = policy_score(rollouts, examples, held_rows, features, reader)
+        what = {"words": "words", "hidden": "SmolLM2's hidden state", "both": "both"}[features]
+        name = f"routing policy, {what} (fitted in {fitted:.1f} s on {len(examples)} verdicts)"
+        policy_rows.append(row_of(name, policy))
     blind_row = row_of("routing policy blind to the task (worker features only)", blind)
     if args.policy_only:
         standin.stop()
-        rows = [policy_row, blind_row, *[row_of(n, s) for n, s in baselines.items()]]
+        rows = [*policy_rows, blind_row, *[row_of(n, s) for n, s in baselines.items()]]
         rows.append(row_of("(reference: route by the ability table)", oracle))
         print(table(["held-out (tasks and pools)", "mean reward", "solved", "$ per solved",
                      "mean steps"], rows))  # fmt: skip
@@ -368,7 +415,7 @@ def main() -> None:
         *[row_of(name, s) for name, s in baselines.items()],
         row_of("prompted, with the floor", floor_before),
         row_of("trained, with the floor", floor_after),
-        policy_row,
+        *policy_rows,
         blind_row,
         row_of("(reference: route by the ability table)", oracle),
     ]

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import model_stats
 from .errors import BackendUnavailable, ConfigError
+from .hidden_state import mean_rows
 from .local_models import Generation, has_module
 
 _LOCK = threading.Lock()
@@ -142,6 +143,30 @@ class LlamaModel:
             return out
 
         return apply
+
+    def hidden_state(self, text: str, max_tokens: int = 512) -> list[float]:
+        """The last layer's state averaged over the text's first ``max_tokens`` tokens.
+
+        The context is switched to embeddings for this one pass and back; the pass clears
+        the KV cache, so the next chat is told it holds nothing (else it would reuse a
+        prefix that is gone)."""
+        import llama_cpp
+
+        with self._gen_lock:
+            ctx = self.llm._ctx.ctx
+            tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=False)[:max_tokens]
+            tokens = tokens or [self.llm.token_eos()]
+            self.llm.context_params.embeddings = True
+            llama_cpp.llama_set_embeddings(ctx, True)
+            try:
+                rows = self.llm.embed(self.llm.detokenize(tokens).decode("utf-8", "replace"))
+            finally:
+                llama_cpp.llama_set_embeddings(ctx, False)
+                self.llm.context_params.embeddings = False
+                self.llm.reset()
+        if rows and isinstance(rows[0], list):  # no pooling: one state per token
+            return mean_rows([[float(x) for x in r] for r in rows])
+        return [float(x) for x in rows]  # the model pools itself
 
     def chat(
         self,

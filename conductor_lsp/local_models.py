@@ -260,6 +260,19 @@ class LocalModel:
         """Token ids for a chat, and how many of them depend on ``system`` alone."""
         return encode_chat(self.tokenizer, system, user)
 
+    def hidden_state(self, text: str, max_tokens: int = 512) -> list[float]:
+        """The last layer's state averaged over the text's first ``max_tokens`` tokens."""
+        import torch
+
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])[:max_tokens]
+        if not ids:
+            ids = [self.tokenizer.eos_token_id or 0]
+        with self._gen_lock, torch.no_grad():
+            out = self.model(
+                input_ids=torch.tensor([ids], device=self.device), output_hidden_states=True
+            )
+        return [float(x) for x in out.hidden_states[-1][0].float().mean(dim=0).tolist()]
+
     def _prefix_cache(self, prefix: Sequence[int]) -> Any:
         import torch
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
 from .limits import Limits
@@ -125,6 +125,20 @@ class Conductor(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A conductor that runs its model in this process and can read a text with it: a
+    routing policy's features of a task (its hidden state of the brief)."""
+
+    def embed(self, text: str) -> list[float]:
+        """The model's last hidden state, averaged over the text's tokens; blocking."""
+        ...
+
+    def model_identity(self) -> str:
+        """Which weights read it (a policy fitted on one model's states needs that model)."""
+        ...
 
 
 class ConductorClass(Protocol):

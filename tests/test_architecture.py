@@ -33,6 +33,7 @@ BASIC = {
     "config",
     "config.schema",
     "local_models",
+    "hidden_state",
     "llama_models",
     "weights_cache",
     "model_stats",

@@ -292,6 +292,18 @@ async def test_mlx_conductor_runs_on_tiny_model(tiny_model_dir: Path) -> None:
     assert 1 <= len(well_formed(plan.raw, INFOS).steps) <= 4
 
 
+def test_mlx_reads_a_text_with_its_model(tiny_model_dir: Path) -> None:
+    """A routing policy's features of a task: the mlx model's averaged last state."""
+    pytest.importorskip("mlx_lm")
+    from conductor_lsp.conductor.mlx import MLXConductor
+    from conductor_lsp.protocols import Embedder
+
+    c = MLXConductor(ConductorConfig(backend="mlx", model=str(tiny_model_dir)))
+    assert isinstance(c, Embedder) and c.model_identity().startswith("model:")
+    a, b = c.embed("Fix add: it subtracts."), c.embed("Implement the export.")
+    assert len(a) == 32 and a != b and c.embed("Fix add: it subtracts.") == a
+
+
 def test_mlx_missing_gives_a_clear_error(
     tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

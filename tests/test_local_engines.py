@@ -237,6 +237,24 @@ async def test_a_stopped_llama_cpp_generation_ends_between_two_tokens() -> None:
     assert 0 < again.output_tokens <= 4
 
 
+async def test_llama_cpp_reads_a_text_and_the_next_chat_is_unchanged() -> None:
+    """The conductor's reading of a brief (a routing policy's features) switches llama.cpp's
+    context to embeddings for one pass and clears its cache: the next chat must not reuse
+    a prefix that is gone, and writes what it wrote before."""
+    path = llama_model()
+    from conductor_lsp.conductor.llama_cpp import LlamaCppConductor
+    from conductor_lsp.protocols import Embedder
+
+    c = LlamaCppConductor(ConductorConfig(backend="llama-cpp", model=str(path), options={}))
+    assert isinstance(c, Embedder) and c.model_identity().startswith(path.name + ":")
+    model = c.load()
+    before = model.chat("sys", "Say hi.", max_new_tokens=6)
+    a, b = c.embed("Fix add: it subtracts."), c.embed("Implement the export across modules.")
+    assert len(a) == model.llm.n_embd() and a != b and c.embed("Fix add: it subtracts.") == a
+    after = model.chat("sys", "Say hi.", max_new_tokens=6)
+    assert after.text == before.text and after.cached_tokens == 0
+
+
 def test_the_default_pool_uses_llama_cpp_when_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -70,9 +70,15 @@ def policy_row(path: Path) -> tuple[str, str, str]:
     if not path.is_file():
         return ("policy", "info", f"{path}: none yet (cold start: the backend plans alone)")
     try:
-        about = Policy.load(path).about
+        policy = Policy.load(path)
     except ConfigError as e:
         return ("policy", "no", str(e))
+    about, h = policy.about, policy.hidden
+    reads = (
+        "words and shape"
+        if h is None
+        else f"the hidden state of {h.model}{' with words' if h.words else ''} and shape"
+    )
     held = about.get("held_out") or {}
     figures = ", ".join(f"{k} {v}" for k, v in held.items()) or "no held-out figures"
     sources = ", ".join(about.get("trained_on") or []) or "online updates"
@@ -80,5 +86,5 @@ def policy_row(path: Path) -> tuple[str, str, str]:
         "policy",
         "ok",
         f"{path}: {about.get('examples', 0)} judged candidates from {sources}, "
-        f"{about.get('when', '?')}; held-out: {figures}",
+        f"{about.get('when', '?')}; reads the task's {reads}; held-out: {figures}",
     )

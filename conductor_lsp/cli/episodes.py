@@ -10,12 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ..conductor.policy import Policy
+from ..conductor.registry import make_conductor
 from ..configure.load import load_config
 from ..errors import ConfigError
 from ..learn import Weights, by_shape, reward
 from ..learn.policy_fit import examples_from
 from ..runtime.episodes import read_episodes
 from ..runtime.records import Episode
+from ..runtime.session import embedder
 
 
 def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -32,7 +34,12 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
         console.print(summary_table(episodes, weights, str(path)))
         policy = root / config.conductor.policy if config.conductor.policy else None
         if policy is not None and policy.is_file():
-            console.print(calibration_table(Policy.load(policy), episodes, str(policy)))
+            loaded = Policy.load(policy)
+            if loaded.hidden is not None:  # its features need the conductor model's reading
+                reader = embedder(loaded, make_conductor(config.conductor))
+                for brief in loaded.unread(e.task for e in episodes):
+                    loaded.see(brief, reader.embed(brief))
+            console.print(calibration_table(loaded, episodes, str(policy)))
         return 0
     for e in episodes:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.time))

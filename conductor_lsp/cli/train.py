@@ -9,16 +9,28 @@ from typing import Any
 
 from rich.console import Console
 
+from ..conductor.registry import make_conductor
 from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval.suite import load_suite
 from ..learn.grpo import TaskPool, TrainOptions, held_out_split, train_grpo
-from ..learn.policy_fit import train_policy
+from ..learn.policy_fit import FEATURES, train_policy
 from ..learn.reward import Weights
 from ..learn.rollout import Pool, Rollouts
 from ..learn.sft import train_from_episodes
 from ..local_models import find_smollm2
+from ..protocols import Conductor, Embedder
 from ..runtime.episodes import read_episodes
+
+
+def model_reader(conductor: Conductor) -> Embedder:
+    """The configured conductor, when it runs a model here that can read a task."""
+    if not isinstance(conductor, Embedder):
+        raise ConfigError(
+            f"--features hidden reads tasks with the conductor model; conductor backend "
+            f"{conductor.name!r} runs none in this process (transformers, llama-cpp and mlx do)"
+        )
+    return conductor
 
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -52,6 +64,14 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.Arg
     )
     t.add_argument(
         "--target", type=float, default=0.8, help="with --policy: wanted chance of a green round"
+    )
+    t.add_argument(
+        "--features",
+        choices=FEATURES,
+        default="words",
+        help="with --policy: how a task is read: its words and shape (default), or the "
+        "conductor model's hidden state of it with the shape (hidden), or all (both); "
+        "hidden and both need a local conductor model, and the policy then needs it too",
     )
     add_training_options(t)
     t.add_argument("--cost-weight", type=float, help="reward lost per $ (default: [learn])")
@@ -112,7 +132,18 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
     if args.policy:
         if not (args.from_eval or args.from_episodes):
             raise ConfigError("train --policy needs --from-eval FILE or --from-episodes FILE")
-        train_policy(args.from_eval, args.from_episodes, args.out, target=args.target, log=log)
+        reader = None
+        if args.features != "words":
+            reader = model_reader(make_conductor(load_config(root, args.config).conductor))
+        train_policy(
+            args.from_eval,
+            args.from_episodes,
+            args.out,
+            target=args.target,
+            features=args.features,
+            reader=reader,
+            log=log,
+        )
         log(f'use it: [conductor] policy = "{args.out}"')
         return 0
     config = load_config(root, args.config)

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import ConfigError
+from ..hidden_state import MAX_TOKENS, model_identity
 from ..llama_models import LlamaEngineOptions, LlamaModel, default_threads, llama_available
 from ..local_models import Generation
 from ..options import build
@@ -56,6 +57,12 @@ class LlamaCppConductor(InProcessConductor):
                 self.config.model, self.options.n_ctx, self.options.threads
             )
         return self._model
+
+    def embed(self, text: str) -> list[float]:
+        return self.load().hidden_state(text, MAX_TOKENS)
+
+    def model_identity(self) -> str:
+        return model_identity(self.config.model)
 
     def generate(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Generation:
         """Blocking: load, prompt, decode under the grammar. Runs in a worker thread."""

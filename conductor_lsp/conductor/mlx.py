@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
+from ..hidden_state import MAX_TOKENS, model_identity
 from ..local_models import Generation, has_module
 from ..options import build
 from ..protocols import Check, WorkerInfo
@@ -94,6 +95,19 @@ class MLXConductor(InProcessConductor):
             model, tokenizer = mlx_lm.load(str(Path(self.config.model).expanduser()))[:2]
             self._loaded = (model, tokenizer)
         return self._loaded
+
+    def embed(self, text: str) -> list[float]:
+        """The last layer's state (before the head) averaged over the text's tokens."""
+        import mlx.core as mx
+
+        model, tokenizer = self.load()
+        ids = list(tokenizer.encode(text))[:MAX_TOKENS] or [0]
+        states = model.model(mx.array([ids]))
+        mean: Any = mx.mean(states[0], axis=0).tolist()
+        return [float(x) for x in mean]
+
+    def model_identity(self) -> str:
+        return model_identity(self.config.model)
 
     def _compiled(self, tokenizer: Any, key: tuple[int, int, frozenset[int]]) -> Any | None:
         if not self.options.constrained or not has_module("xgrammar"):

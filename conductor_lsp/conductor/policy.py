@@ -10,7 +10,9 @@ first. Later rounds escalate: the strongest worker's retry always runs, beside t
 policy's best remaining pick.
 
 Features (``policy_features``) are what the conductor sees, so a policy carries over to
-pools it has not seen.
+pools it has not seen. A policy fitted with ``hidden`` also reads the conductor model's
+hidden state of the brief (``see`` gives it, per brief); it names the model it was
+fitted with, and only that model's states mean anything to it.
 
 Saved as JSON (no pickle): weights by hashed feature, the wordings, per-worker bills,
 what it was trained on and its held-out figures. A file that is not a policy is a
@@ -35,12 +37,21 @@ from typing import Any
 from ..errors import ConfigError
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
-from .policy_features import Action, features, task_features
+from .policy_features import (
+    Action,
+    Hidden,
+    features,
+    hidden_bits,
+    seen_brief,
+    task_features,
+)
 from .search import CAUSE
 from .static import BASELINE, RETRY, strongest
 
 FORMAT = "conductor-lsp-policy"
-VERSION = 1
+VERSION = 2
+#: Version 1 files are read too (they have no hidden-state features).
+READS = (1, 2)
 WORD_DROPOUT = 0.7
 WORDINGS = {"direct": BASELINE, "cause": CAUSE}
 
@@ -70,6 +81,51 @@ class Policy:
     #: What it was fitted on, when, and its held-out figures (for doctor).
     about: dict[str, Any] = field(default_factory=dict)
     target: float = 0.8
+    #: Set when fitted on a conductor model's hidden states (``train --policy --features``).
+    hidden: Hidden | None = None
+    _vectors: dict[str, list[float]] = field(default_factory=dict, repr=False, compare=False)
+    _views: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+
+    # --- what it reads of a task -----------------------------------------------------------
+
+    def see(self, brief: str, vector: Sequence[float]) -> None:
+        """Give the conductor model's hidden state of ``brief`` (of ``seen_brief(brief)``:
+        the brief without the policy's own advice)."""
+        key = seen_brief(brief)
+        if len(self._vectors) >= 4096:
+            self._vectors.clear()
+            self._views.clear()
+        self._vectors[key] = list(vector)
+        self._views.pop(key, None)
+
+    def unread(self, briefs: Iterable[str]) -> list[str]:
+        """Which of ``briefs`` still need the model's reading (none without ``hidden``)."""
+        if self.hidden is None:
+            return []
+        return sorted({seen_brief(b) for b in briefs} - self._vectors.keys())
+
+    def task_view(self, brief: str) -> list[str]:
+        """The task's features as this policy reads them (words, shape, hidden bits)."""
+        key = seen_brief(brief)
+        view = self._views.get(key)
+        if view is not None:
+            return view
+        view = task_features(brief)
+        h = self.hidden
+        if h is not None:
+            vector = self._vectors.get(key)
+            if vector is None:
+                raise ConfigError(
+                    f"this policy reads the hidden state of {h.model} and none was computed "
+                    "for this task: the conductor must be that model"
+                )
+            if not h.words:
+                view = [t for t in view if not t.startswith("w:")]
+            view = view + hidden_bits(vector, h.mean, h.bits, h.seed)
+        if len(self._views) >= 4096:
+            self._views.clear()
+        self._views[key] = view
+        return view
 
     # --- learning -----------------------------------------------------------------------
 
@@ -92,7 +148,7 @@ class Policy:
         """
         rng = random.Random(seed)
         rows = [
-            (task_features(e.brief), e.action, e.workers, e.green)
+            (self.task_view(e.brief), e.action, e.workers, e.green)
             for e in examples
             if any(w.name == e.action.worker for w in e.workers)  # else no features at all
         ]
@@ -128,7 +184,7 @@ class Policy:
     # --- predicting -----------------------------------------------------------------------
 
     def p_green(self, brief: str, action: Action, pool: Sequence[WorkerInfo]) -> float:
-        x = features(task_features(brief), action, pool)
+        x = features(self.task_view(brief), action, pool)
         return _sigmoid(sum(self.weights.get(i, 0.0) for i in x)) if x else 0.0
 
     def cost(self, action: Action, pool: Sequence[WorkerInfo], prompt_tokens: int) -> float:
@@ -233,7 +289,7 @@ class Policy:
     # --- files ------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": FORMAT,
             "version": VERSION,
             "target": self.target,
@@ -242,6 +298,9 @@ class Policy:
             "about": self.about,
             "weights": {str(k): round(v, 6) for k, v in self.weights.items() if abs(v) > 1e-9},
         }
+        if self.hidden is not None:
+            out["hidden"] = self.hidden.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Any, where: str = "policy") -> Policy:
@@ -249,10 +308,10 @@ class Policy:
             raise ConfigError(
                 f"{where} is not a conductor-lsp policy (train one with train --policy)"
             )
-        if data.get("version") != VERSION:
+        if data.get("version") not in READS:
             raise ConfigError(
                 f"{where} is a policy of version {data.get('version')!r}; "
-                f"this version reads {VERSION}"
+                f"this version reads {' and '.join(map(str, READS))}"
             )
         try:
             return cls(
@@ -261,6 +320,7 @@ class Policy:
                 bills={str(k): [float(x) for x in v][:3] for k, v in data["bills"].items()},
                 about=dict(data.get("about") or {}),
                 target=float(data.get("target", 0.8)),
+                hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{where} is a damaged policy: {e}") from e

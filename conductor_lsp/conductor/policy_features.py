@@ -5,15 +5,23 @@ the task (instruction words, error types of the failures, how many tests fail an
 may change, their size), the worker (its price rank in the pool, its strength rank, its
 description's words, its name) and the wording, and the task's features crossed with the
 worker's rank and the wording (which tasks a cheap worker fixes).
+
+With a local conductor model, the task can also be read through the model: its hidden
+state of the brief, centred and cut by random hyperplanes into bits (``hidden_bits``),
+which join the task's features and cross like them. A linear policy over those bits
+can tell apart tasks that share no word.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import math
+import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..protocols import WorkerInfo
 
@@ -34,6 +42,38 @@ class Action:
     wording: str
 
 
+@dataclass
+class Hidden:
+    """How a policy reads a conductor model's hidden state of the brief: whose state
+    (``model``, as ``model_identity`` names it), the centre, how many hyperplane bits,
+    and whether the instruction's words are read beside it."""
+
+    model: str
+    mean: list[float]
+    bits: int = 64
+    seed: int = 0
+    words: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "bits": self.bits,
+            "seed": self.seed,
+            "words": self.words,
+            "mean": self.mean,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Hidden:
+        return cls(
+            model=str(data["model"]),
+            mean=[float(x) for x in data["mean"]],
+            bits=int(data["bits"]),
+            seed=int(data["seed"]),
+            words=bool(data["words"]),
+        )
+
+
 def _bucket(n: int, edges: Sequence[int]) -> str:
     for edge in edges:
         if n <= edge:
@@ -41,9 +81,14 @@ def _bucket(n: int, edges: Sequence[int]) -> str:
     return f">{edges[-1]}"
 
 
+def seen_brief(brief: str) -> str:
+    """The brief without what a policy told the conductor (never read its own advice)."""
+    return brief.split("\n\n## What worked on similar tasks")[0]
+
+
 def task_features(brief: str) -> list[str]:
     """What the conductor is told about a task, as named features."""
-    brief = brief.split("## What worked on similar tasks")[0]  # never its own advice
+    brief = seen_brief(brief)
     text = brief.lower()
     head = text.split("## files")[0]
     out = ["bias"]
@@ -56,6 +101,38 @@ def task_features(brief: str) -> list[str]:
     out.append(f"failing:{_bucket(len(_FAIL.findall(brief)), (1, 3))}")
     out.append("round:later" if "## previous attempt" in text else "round:first")
     return out
+
+
+def hidden_bits(
+    vector: Sequence[float], mean: Sequence[float], bits: int, seed: int = 0
+) -> list[str]:
+    """The signs of the centred hidden state against ``bits`` random hyperplanes (SimHash),
+    each as a named feature, both polarities (so a bit's weight never hides in the bias).
+
+    Centring matters: a model's hidden states share a large common direction, and without
+    subtracting the mean most hyperplanes would cut every brief the same way."""
+    if len(vector) != len(mean):
+        raise ValueError(f"a hidden state of size {len(vector)}; the policy expects {len(mean)}")
+    centred = [v - m for v, m in zip(vector, mean, strict=True)]
+    out = []
+    for i, plane in enumerate(_planes(len(mean), bits, seed)):
+        side = sum(a * b for a, b in zip(plane, centred, strict=True)) >= 0
+        out.append(f"h:{i}{'+' if side else '-'}")
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _planes(dim: int, bits: int, seed: int) -> tuple[tuple[float, ...], ...]:
+    rng = random.Random(f"conductor-lsp-planes:{seed}:{dim}")
+    return tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(dim)) for _ in range(bits))
+
+
+def mean_vector(vectors: Sequence[Sequence[float]]) -> list[float]:
+    """The element-wise mean (what ``hidden_bits`` centres by)."""
+    if not vectors:
+        return []
+    n = len(vectors)
+    return [math.fsum(col) / n for col in zip(*vectors, strict=True)]
 
 
 def worker_features(w: WorkerInfo, pool: Sequence[WorkerInfo]) -> tuple[list[str], list[str]]:
@@ -92,7 +169,7 @@ def features(
     drop: Callable[[], bool] | None = None,
 ) -> list[int]:
     """The hashed features of one (task, action) pair; in fitting, ``drop`` says when to
-    leave out an instruction word (with its crosses)."""
+    leave out an instruction word or a hidden-state bit (with its crosses)."""
     info = next((w for w in pool if w.name == action.worker), None)
     if info is None:
         return []
@@ -100,7 +177,7 @@ def features(
     wording = f"i:{action.wording}"
     names = [*own, wording, *(f"{r}|{wording}" for r in ranks)]
     for t in brief_features:
-        if drop is not None and t.startswith("w:") and drop():
+        if drop is not None and t.startswith(("w:", "h:")) and drop():
             continue
         names.append(t)
         names += [f"{t}|{r}" for r in ranks]

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
+from ..hidden_state import MAX_TOKENS, model_identity
 from ..local_models import Generation, LocalModel, has_module, local_models_available
 from ..options import build
 from ..protocols import Check, WorkerInfo
@@ -51,6 +52,12 @@ class TransformersConductor(InProcessConductor):
                 self.config.model, self.options.device, self.options.adapter, self.options.quantize
             )
         return self._model
+
+    def embed(self, text: str) -> list[float]:
+        return self.load().hidden_state(text, MAX_TOKENS)
+
+    def model_identity(self) -> str:
+        return model_identity(self.config.model, self.options.adapter)
 
     def _processor(
         self, model: LocalModel, n_workers: int, max_steps: int, tools: frozenset[int] = frozenset()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..conductor.policy import Action, Example, Policy, index
 from ..conductor.static import BASELINE, RETRY
-from ..runtime.session import Session
+from ..runtime.session import Session, embedder
 from .report import FixReport
 
 
@@ -42,7 +42,8 @@ def examples_of(report: FixReport, policy: Policy) -> list[Example]:
 
 
 def learn_online(session: Session, report: FixReport) -> None:
-    """Update and save the session's policy from ``report`` (a policy file is configured)."""
+    """Update and save the session's policy from ``report`` (a policy file is configured);
+    blocking (a hidden-state policy may read a brief with the model), so run in a thread."""
     path = session.policy_path
     if path is None:
         return
@@ -50,6 +51,10 @@ def learn_online(session: Session, report: FixReport) -> None:
     examples = examples_of(report, policy)
     if not examples:
         return
+    if policy.hidden is not None:  # the rounds' briefs were read when planned; any other now
+        reader = embedder(policy, session.conductor)
+        for brief in policy.unread(e.brief for e in examples):
+            policy.see(brief, reader.embed(brief))
     policy.fit(examples, epochs=5)
     policy.about["examples"] = int(policy.about.get("examples", 0)) + len(examples)
     policy.about["online_updates"] = int(policy.about.get("online_updates", 0)) + 1

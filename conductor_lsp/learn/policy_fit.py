@@ -6,6 +6,10 @@ every leaf is one), and so does an ``eval`` run, through the episodes file besid
 results (``single:*`` strategies: every worker on every task). A fifth of the tasks is
 held out to measure the fit (log loss, accuracy, and how often the pick was green), then
 the policy is fitted on all of them and saved as JSON.
+
+With ``features`` "hidden" or "both", each task is also read by the conductor model
+(``protocols.Embedder``): its hidden state of the brief, centred on the fitting tasks'
+mean, cut into bits. "hidden" reads the task's shape and those bits; "both" the words too.
 """
 
 from __future__ import annotations
@@ -18,10 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.policy import Action, Example, Policy, index, stamp
+from ..conductor.policy_features import Hidden, mean_vector, seen_brief
 from ..conductor.static import BASELINE, RETRY
 from ..errors import ConfigError
+from ..protocols import Embedder
 from ..runtime.episodes import read_episodes
 from ..runtime.records import Episode, Leaf
+
+FEATURES = ("words", "hidden", "both")
 
 
 def eval_episodes(results: Path) -> Path:
@@ -120,9 +128,16 @@ def train_policy(
     *,
     target: float = 0.8,
     seed: int = 0,
+    features: str = "words",
+    reader: Embedder | None = None,
+    bits: int = 64,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Fit, measure on held-out tasks, refit on everything, save; returns the report."""
+    if features not in FEATURES:
+        raise ConfigError(f"--features is one of {', '.join(FEATURES)}, not {features!r}")
+    if features != "words" and reader is None:
+        raise ConfigError(f"--features {features} needs a conductor model to read the tasks")
     started = time.monotonic()
     sources = [eval_episodes(p) for p in from_eval] + list(from_episodes)
     episodes: list[Episode] = []
@@ -134,12 +149,26 @@ def train_policy(
     examples = examples_from(episodes, probe)
     if not examples:
         raise ConfigError("the episodes hold no judged candidate to learn from")
+    vectors: dict[str, list[float]] = {}
+    if reader is not None and features != "words":
+        briefs = sorted({seen_brief(e.brief) for e in examples})
+        log(f"reading {len(briefs)} tasks with the conductor model ({reader.model_identity()})")
+        vectors = {b: reader.embed(b) for b in briefs}
+
+    def fitted(rows: Sequence[Example]) -> Policy:
+        policy = Policy(wordings=dict(probe.wordings), target=target)
+        if vectors and reader is not None:
+            mine = {seen_brief(e.brief) for e in rows}
+            mean = mean_vector([v for b, v in vectors.items() if b in mine])
+            policy.hidden = Hidden(reader.model_identity(), mean, bits, seed, features == "both")
+            for b, v in vectors.items():
+                policy.see(b, v)
+        policy.fit(rows)
+        return policy
+
     train, held = held_out(examples, 0.2, seed)
-    trial = Policy(wordings=dict(probe.wordings), target=target)
-    trial.fit(train)
-    figures = scores(trial, held)
-    policy = Policy(wordings=dict(probe.wordings), target=target)
-    policy.fit(examples)
+    figures = scores(fitted(train), held)
+    policy = fitted(examples)
     seconds = time.monotonic() - started
     stamp(
         policy,
@@ -147,6 +176,7 @@ def train_policy(
         len(examples),
         held_out=figures,
         seconds=round(seconds, 2),
+        features=features,
     )
     policy.save(out)
     log(

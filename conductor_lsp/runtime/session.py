@@ -9,12 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..conductor.policy import Policy, steer
+from ..conductor.policy_features import seen_brief
 from ..conductor.registry import make_conductor
 from ..conductor.static import static_plan
 from ..config.schema import Config
 from ..errors import BackendUnavailable, BudgetExceeded, ConfigError, PlanError, WorkerError
 from ..plan import Plan
-from ..protocols import Conductor, WorkerInfo
+from ..protocols import Conductor, Embedder, WorkerInfo
 from ..task import Task
 from ..workers.pool import WorkerPool
 from .budget import Meter
@@ -43,6 +44,29 @@ async def make_plan(
     )
 
 
+def embedder(policy: Policy, conductor: object) -> Embedder:
+    """The conductor that reads briefs for a hidden-state policy; a clear error when the
+    configured conductor cannot (no model in this process) or is not the policy's model."""
+    h = policy.hidden
+    if h is None:
+        raise ValueError("this policy reads no hidden state")
+    if not isinstance(conductor, Embedder):
+        name = getattr(conductor, "name", type(conductor).__name__)
+        raise ConfigError(
+            f"the routing policy reads the hidden state of {h.model}, and conductor backend "
+            f"{name!r} runs no model in this process: set [conductor] backend to "
+            "transformers, llama-cpp or mlx with that model, or refit with "
+            "train --policy --features words"
+        )
+    mine = conductor.model_identity()
+    if mine != h.model:
+        raise ConfigError(
+            f"the routing policy was fitted on the hidden state of {h.model}; the conductor "
+            f"is {mine}: use that model, or refit the policy (train --policy --features hidden)"
+        )
+    return conductor
+
+
 @dataclass
 class Session:
     """A configured conductor and worker pool, reused across jobs (server, loop)."""
@@ -66,6 +90,8 @@ class Session:
             if self.policy_path is not None and self.policy_path.is_file()
             else None
         )
+        if self.policy is not None and self.policy.hidden is not None:
+            embedder(self.policy, self.conductor)  # a hidden-state policy needs its model
         learn = self.config.learn
         path = self.config.root / learn.episodes if learn.record else None
         self.episodes = EpisodeLog(path, self.pool.secrets(), self.config.root)
@@ -88,6 +114,8 @@ class Session:
         meter.check()
         infos = infos if infos is not None else self.infos(task, meter)
         max_steps = self.config.conductor.max_steps
+        if self.policy is not None:
+            await self.read_brief(task.brief())
         if self.policy is not None and not self.conductor.asks_model:
             left = meter.limits.max_cost - meter.cost
             return self.policy.plan(
@@ -106,6 +134,15 @@ class Session:
         if self.policy is not None and self.config.conductor.policy_steer and not plan.error:
             plan = steer(plan, self.policy, task.brief(), infos)
         return plan
+
+    async def read_brief(self, brief: str) -> None:
+        """Give a hidden-state policy the conductor model's reading of ``brief`` (off the
+        event loop: it is a forward pass)."""
+        policy = self.policy
+        if policy is None or policy.hidden is None:
+            return
+        text = seen_brief(brief)
+        policy.see(text, await asyncio.to_thread(embedder(policy, self.conductor).embed, text))
 
     async def run(
         self,
