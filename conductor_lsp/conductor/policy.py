@@ -68,6 +68,14 @@ class Example:
     seconds: float = 0.0
 
 
+def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 4096) -> None:
+    """Remember ``value``, forgetting the oldest entry past ``most`` (a long-lived server
+    reads a brief per round)."""
+    memo[key] = value
+    if len(memo) > most:
+        del memo[next(iter(memo))]
+
+
 def _sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
@@ -83,26 +91,26 @@ class Policy:
     target: float = 0.8
     #: Set when fitted on a conductor model's hidden states (``train --policy --features``).
     hidden: Hidden | None = None
-    _vectors: dict[str, list[float]] = field(default_factory=dict, repr=False, compare=False)
+    _bits: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     _views: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     # --- what it reads of a task -----------------------------------------------------------
 
     def see(self, brief: str, vector: Sequence[float]) -> None:
         """Give the conductor model's hidden state of ``brief`` (of ``seen_brief(brief)``:
-        the brief without the policy's own advice)."""
+        the brief without the policy's own advice). Only its bits are kept."""
+        h = self.hidden
+        if h is None:
+            raise ValueError("this policy reads no hidden state")
         key = seen_brief(brief)
-        if len(self._vectors) >= 4096:
-            self._vectors.clear()
-            self._views.clear()
-        self._vectors[key] = list(vector)
+        _keep(self._bits, key, hidden_bits(vector, h.mean, h.bits, h.seed))
         self._views.pop(key, None)
 
     def unread(self, briefs: Iterable[str]) -> list[str]:
         """Which of ``briefs`` still need the model's reading (none without ``hidden``)."""
         if self.hidden is None:
             return []
-        return sorted({seen_brief(b) for b in briefs} - self._vectors.keys())
+        return sorted({seen_brief(b) for b in briefs} - self._bits.keys())
 
     def task_view(self, brief: str) -> list[str]:
         """The task's features as this policy reads them (words, shape, hidden bits)."""
@@ -113,18 +121,16 @@ class Policy:
         view = task_features(brief)
         h = self.hidden
         if h is not None:
-            vector = self._vectors.get(key)
-            if vector is None:
+            bits = self._bits.get(key)
+            if bits is None:
                 raise ConfigError(
                     f"this policy reads the hidden state of {h.model} and none was computed "
                     "for this task: the conductor must be that model"
                 )
             if not h.words:
                 view = [t for t in view if not t.startswith("w:")]
-            view = view + hidden_bits(vector, h.mean, h.bits, h.seed)
-        if len(self._views) >= 4096:
-            self._views.clear()
-        self._views[key] = view
+            view = view + bits
+        _keep(self._views, key, view)
         return view
 
     # --- learning -----------------------------------------------------------------------
