@@ -172,6 +172,14 @@ def test_train_policy_reads_the_tasks_with_the_conductor_model_and_the_session_d
         finally:
             await session.aclose()
 
+    # Its calibration reads every recorded brief with the same model first.
+    summary = subprocess.run(
+        [*cli, "episodes", str(root), "--summary", "--file", str(episodes)],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert "predicted against judged candidates" in summary.stdout, summary.stdout + (
+        summary.stderr
+    )
     plan, unread = asyncio.run(go())
     assert unread == []  # the session read the brief with the model before asking
     assert plan.steps  # type: ignore[attr-defined]
