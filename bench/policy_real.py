@@ -1,12 +1,15 @@
 """The routing policy with a real pool, two-fold: fitted on half of the suite's tasks from
 an eval run's verdicts, judged on the other half against static, then the halves swapped.
 
-The data is an earlier `eval` run of the suite with `single:*` (every worker on every task)
-and `search` (every leaf judged): its results JSONL and the episodes file beside it. The
-policy of each fold sees only its training half's episodes; the held-out half runs here,
-`static` and `policy` (the static backend with the fold's policy) side by side.
+The data is earlier `eval` runs of the suite with `single:*` (every worker on every task)
+and `search` (every leaf judged): their results JSONL and the episodes files beside them
+(`--from-eval` repeats). The policy of each fold sees only its training half's episodes
+and is saved beside the results; the held-out half runs here, `static` and `policy` (the
+static backend with the fold's policy) side by side, task by task. `--resume` keeps the
+rows the folds' results already hold (an hour or more with a real pair).
 
-    python bench/policy_real.py --from-eval /work/fq-35.jsonl --config bench/configs/local_pair.toml
+    python bench/policy_real.py --from-eval runs/small.jsonl --from-eval runs/search.jsonl \
+        --config bench/configs/local_pair.toml --out runs/policy-real [--resume]
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +33,7 @@ SUITE = REPO / "bench" / "tasks"
 
 def main_async(args: argparse.Namespace) -> None:
     tasks = load_suite(Path(args.suite))
-    episodes = read_episodes(eval_episodes(Path(args.from_eval)))
+    episodes = [e for f in args.from_eval for e in read_episodes(eval_episodes(Path(f)))]
     folds = [tasks[0::2], tasks[1::2]]
     base = load_config(Path.cwd(), Path(args.config))
     rows = []
@@ -47,22 +49,30 @@ def main_async(args: argparse.Namespace) -> None:
         held_examples = examples_from(
             [e for e in episodes if any(t.instruction in e.task for t in held)], Policy()
         )
-        stamp(policy, [args.from_eval], len(examples), held_out=scores(policy, held_examples))
+        stamp(policy, args.from_eval, len(examples), held_out=scores(policy, held_examples))
         learned.append(
             f"fold {k + 1}: fitted on {len(examples)} verdicts of {len(train)} tasks in "
             f"{fitted:.2f} s; on the held-out tasks' recorded verdicts {policy.about['held_out']}"
         )
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "policy.json"
-            policy.save(path)
-            strategies = {
-                "static": {"conductor": {"backend": "static", "worker": ""}},
-                "policy": {"conductor": {"backend": "static", "worker": "", "policy": str(path)}},
-            }
-            out = Path(args.out) / f"fold-{k + 1}.jsonl"
-            results = asyncio.run(
-                evaluate(held, strategies, base, out=out, jobs=1, max_iterations=2)
+        path = Path(args.out) / f"fold-{k + 1}-policy.json"
+        policy.save(path)
+        strategies = {
+            "static": {"conductor": {"backend": "static", "worker": ""}},
+            "policy": {"conductor": {"backend": "static", "worker": "", "policy": str(path)}},
+        }
+        out = Path(args.out) / f"fold-{k + 1}.jsonl"
+        results = asyncio.run(
+            evaluate(
+                held,
+                strategies,
+                base,
+                out=out,
+                jobs=1,
+                max_iterations=2,
+                order="tasks",
+                resume=args.resume,
             )
+        )
         for r in by_strategy(results):
             rows.append([f"fold {k + 1}: {r.strategy}", f"{r.solved}/{r.tasks}", r.worker_calls,
                          r.tokens, f"{r.cost:.4f}", f"{r.seconds:.0f} s"])  # fmt: skip
@@ -77,7 +87,13 @@ def main_async(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--from-eval", required=True, help="an eval run with single:* and search")
+    ap.add_argument(
+        "--from-eval",
+        required=True,
+        action="append",
+        help="an eval run with single:* or search (repeat: their episodes are joined)",
+    )
+    ap.add_argument("--resume", action="store_true", help="keep the rows already in --out")
     ap.add_argument("--config", required=True, help="the pool of that run")
     ap.add_argument("--suite", default=str(SUITE))
     ap.add_argument("--target", type=float, default=0.8)
