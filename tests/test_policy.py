@@ -232,10 +232,10 @@ def test_a_model_conductor_receives_the_policys_figures(tmp_path: Path, standin:
     assert [s.worker for s in result.steps] == ["small"]  # type: ignore[attr-defined]
 
 
-def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
-    episodes = tmp_path / "episodes.jsonl"
+def write_episodes(path: Path, examples: list[Example]) -> Path:
+    """Each example as a recorded search episode of one leaf, with its outcome."""
     lines = []
-    for i, e in enumerate(table_examples()):
+    for i, e in enumerate(examples):
         workers = [w.__dict__ for w in e.workers]
         lines.append({
             "type": "episode", "id": f"e{i}", "version": 2, "job": f"j{i}", "round": 1,
@@ -252,7 +252,12 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
             "leaves": [{"step": 0, "worker": e.action.worker, "green": e.green,
                         "failing_after": 0 if e.green else 1}],
         })  # fmt: skip
-    episodes.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
+    episodes = write_episodes(tmp_path / "episodes.jsonl", table_examples())
     out = tmp_path / "ws" / "policy.json"
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300"}
     cli = [sys.executable, "-m", "conductor_lsp.cli"]

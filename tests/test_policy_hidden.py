@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_policy import FAIL, pool
+from test_policy import FAIL, pool, write_episodes
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
 from conductor_lsp.conductor.policy import Action, Example, Policy
 from conductor_lsp.conductor.policy_features import Hidden, mean_vector, seen_brief
-from conductor_lsp.conductor.static import BASELINE
 
 
 def twin(n: int) -> str:
@@ -116,27 +115,7 @@ def test_train_policy_reads_the_tasks_with_the_conductor_model_and_the_session_d
     model = LocalModel.get(str(tiny_model_dir))
     a, b = model.hidden_state(twin(1)), model.hidden_state(twin(2))
     assert len(a) == 32 and a != b and model.hidden_state(twin(1)) == a
-    examples, _ = twin_examples()
-    lines = []
-    for i, e in enumerate(examples):
-        lines.append({
-            "type": "episode", "id": f"e{i}", "version": 2, "job": f"j{i}", "round": 1,
-            "inputs": {"task": e.brief, "workers": [w.__dict__ for w in e.workers],
-                       "max_steps": 5},
-            "plan": {"source": "search", "steps": [
-                {"worker": e.action.worker, "subtask": BASELINE, "role": "generation",
-                 "access": []}]},
-            "steps": [{"worker": e.action.worker, "cost": e.cost, "seconds": 1.0}],
-            "result": {"cost": e.cost, "seconds": 1.0},
-        })  # fmt: skip
-        lines.append({
-            "type": "outcome", "id": f"e{i}", "green": e.green,
-            "failing_before": ["t"], "failing_after": [] if e.green else ["t"],
-            "leaves": [{"step": 0, "worker": e.action.worker, "green": e.green,
-                        "failing_after": 0 if e.green else 1}],
-        })  # fmt: skip
-    episodes = tmp_path / "episodes.jsonl"
-    episodes.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    episodes = write_episodes(tmp_path / "episodes.jsonl", twin_examples()[0])
     root = tmp_path / "ws"
     root.mkdir()
     conductor = (
