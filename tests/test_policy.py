@@ -316,3 +316,40 @@ def test_online_learning_updates_the_policy_after_a_fix_job(
     judged = sum(1 for c in report.candidates if c.verdict is not None)  # type: ignore[attr-defined]
     assert policy.about["online_updates"] == 1 and policy.about["examples"] == judged >= 1
     assert policy.bills["big"][0] >= 1  # what big's answers cost is known now
+
+
+def test_a_cheap_first_pick_that_changes_nothing_escalates_instead_of_stopping(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The policy sends a one-file bug to the cheap worker, whose edit leaves the same
+    failure: the job is not stuck, since the strongest worker has not answered yet; the
+    next round asks it, and it fixes the bug."""
+    from conductor_lsp import FixLoop
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "static"\npolicy = "p.json"')
+    policy = Policy()
+    policy.fit(table_examples())
+    policy.save(root / "p.json")
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "conftest.py").write_text("")
+    (root / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    )
+    with (root / "conductor.toml").open("a") as f:
+        f.write(f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\n')
+    fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+    same = "calc.py\n```python\ndef add(a, b):\n    # checked\n    return a - b\n```\n"
+    standin.responder = lambda s: fixed if s.body.get("model") == "big" else same
+
+    async def go() -> object:
+        session = Session(load_config(root, env={}))
+        try:
+            return await FixLoop(session).run()
+        finally:
+            await session.aclose()
+
+    report = asyncio.run(go())
+    workers = [[c.worker for c in r.candidates] for r in report.rounds]  # type: ignore[attr-defined]
+    assert workers[0] == ["small"], workers  # the policy's cheap pick came first
+    assert report.end.passed and "big" in workers[1], workers  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..conductor.static import strongest
 from ..plan import access_text
 from ..runtime.results import JobResult, StepResult
 from ..testrun import TestRun
@@ -111,6 +112,17 @@ class Round:
     def texts(self) -> list[str]:
         """Every step's answer, leaves or not (an analysis may name a file)."""
         return [s.text for a in self.attempts for s in a.job.steps if s.ok]
+
+    def escalates(self) -> bool:
+        """Whether the pool's strongest model worker gave none of this round's candidates:
+        the next round asks it (a policy or a conductor began with a cheaper one), so a
+        cheap answer that changed nothing is no reason yet to call the job stuck."""
+        infos = next((a.job.workers for a in self.attempts if a.job.workers), ())
+        models = [w for w in infos if not w.is_tool]
+        if not models or not self.candidates:
+            return False
+        top = strongest(models).name
+        return all(c.worker != top for c in self.candidates)
 
     def of(self, attempt: Attempt) -> list[Candidate]:
         return [c for c in self.candidates if c.by == attempt.by]

@@ -183,7 +183,7 @@ class FixLoop:
             named += new
             runs = [(c, c.tests) for c in rnd.candidates if c.tests is not None]
             no_edit = 0 if runs else no_edit + 1
-            if new:  # the next round shows more than this one: not stuck yet
+            if new or rnd.escalates():  # the next round shows or asks more: not stuck yet
                 no_edit = 0
             elif no_edit >= 2:
                 raise Stuck("no applicable edit twice in a row")
