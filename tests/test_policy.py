@@ -283,14 +283,8 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
     assert int(high.split("│")[2]) > 0  # confident predictions exist, and are counted
 
 
-def test_online_learning_updates_the_policy_after_a_fix_job(
-    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """[learn] online: every judged candidate of the job is learned from, and saved."""
-    from conductor_lsp import FixLoop
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"\npolicy = "p.json"')
+def with_calc_bug(root: Path) -> None:
+    """A one-file bug (add subtracts), its failing test, and the command that runs it."""
     (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (root / "conftest.py").write_text("")
     (root / "test_calc.py").write_text(
@@ -298,10 +292,11 @@ def test_online_learning_updates_the_policy_after_a_fix_job(
     )
     with (root / "conductor.toml").open("a") as f:
         f.write(f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\n')
-        f.write("[learn]\nonline = true\n")
-    fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
-    wrong = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
-    standin.responder = lambda s: fixed if s.body.get("model") == "big" else wrong
+
+
+def fix_job(root: Path) -> object:
+    """One fix job in ``root``, as the command line runs it; its report."""
+    from conductor_lsp import FixLoop
 
     async def go() -> object:
         session = Session(load_config(root, env={}))
@@ -310,7 +305,23 @@ def test_online_learning_updates_the_policy_after_a_fix_job(
         finally:
             await session.aclose()
 
-    report = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def test_online_learning_updates_the_policy_after_a_fix_job(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[learn] online: every judged candidate of the job is learned from, and saved."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"\npolicy = "p.json"')
+    with_calc_bug(root)
+    with (root / "conductor.toml").open("a") as f:
+        f.write("[learn]\nonline = true\n")
+    fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+    wrong = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+    standin.responder = lambda s: fixed if s.body.get("model") == "big" else wrong
+
+    report = fix_job(root)
     assert report.end.passed  # type: ignore[attr-defined]
     policy = Policy.load(root / "p.json")
     judged = sum(1 for c in report.candidates if c.verdict is not None)  # type: ignore[attr-defined]
@@ -324,32 +335,17 @@ def test_a_cheap_first_pick_that_changes_nothing_escalates_instead_of_stopping(
     """The policy sends a one-file bug to the cheap worker, whose edit leaves the same
     failure: the job is not stuck, since the strongest worker has not answered yet; the
     next round asks it, and it fixes the bug."""
-    from conductor_lsp import FixLoop
-
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = workspace(tmp_path / "ws", standin.url, 'backend = "static"\npolicy = "p.json"')
     policy = Policy()
     policy.fit(table_examples())
     policy.save(root / "p.json")
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    (root / "conftest.py").write_text("")
-    (root / "test_calc.py").write_text(
-        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
-    with (root / "conductor.toml").open("a") as f:
-        f.write(f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\n')
+    with_calc_bug(root)
     fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
     same = "calc.py\n```python\ndef add(a, b):\n    # checked\n    return a - b\n```\n"
     standin.responder = lambda s: fixed if s.body.get("model") == "big" else same
 
-    async def go() -> object:
-        session = Session(load_config(root, env={}))
-        try:
-            return await FixLoop(session).run()
-        finally:
-            await session.aclose()
-
-    report = asyncio.run(go())
+    report = fix_job(root)
     workers = [[c.worker for c in r.candidates] for r in report.rounds]  # type: ignore[attr-defined]
     assert workers[0] == ["small"], workers  # the policy's cheap pick came first
     assert report.end.passed and "big" in workers[1], workers  # type: ignore[attr-defined]
