@@ -55,7 +55,7 @@ from conductor_lsp.cli.train import add_training_options, training_options
 from conductor_lsp.conductor.grammar import render_lists
 from conductor_lsp.conductor.parse import unreadable
 from conductor_lsp.conductor.policy import Action, Example, Policy
-from conductor_lsp.conductor.policy_features import Hidden, mean_vector
+from conductor_lsp.conductor.policy_reading import read_with
 from conductor_lsp.conductor.static import BASELINE
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Score, TaskPool, held_out_split, train_grpo
@@ -261,11 +261,9 @@ def policy_score(
     if features != "words":
         assert reader is not None
         held = [asyncio.run(rollouts.task_view(r.task)).brief() for r in held_rows]
-        vectors = {b: reader.embed(b) for b in {e.brief for e in examples} | set(held)}
-        mean = mean_vector([vectors[b] for b in {e.brief for e in examples}])
-        policy.hidden = Hidden(reader.model_identity(), mean, words=features == "both")
-        for b, v in vectors.items():
-            policy.see(b, v)
+        briefs = {e.brief for e in examples}
+        vectors = {b: reader.embed(b) for b in briefs | set(held)}
+        read_with(policy, vectors, briefs, reader.model_identity(), words=features == "both")
     policy.fit(examples)
     fitted = time.monotonic() - started
     score = _held_out(rollouts, held_rows, policy, blind=False)

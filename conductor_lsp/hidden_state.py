@@ -8,6 +8,8 @@ nothing to another's), and how many tokens of a brief are read.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
 
 #: A brief's first tokens are read (what to do, the files, the first failures).
@@ -36,9 +38,10 @@ def _one(path: str) -> str:
     return p.name
 
 
-def mean_rows(rows: list[list[float]]) -> list[float]:
-    """The per-token states averaged into one (an engine that hands back every token's)."""
+def mean_vector(rows: Sequence[Sequence[float]]) -> list[float]:
+    """The element-wise mean: per-token states into one (an engine that hands back every
+    token's), or briefs' states into the centre a policy's bits are cut around."""
     if not rows:
-        raise ValueError("no tokens to read")
+        raise ValueError("no states to average")
     n = len(rows)
-    return [sum(col) / n for col in zip(*rows, strict=True)]
+    return [math.fsum(col) / n for col in zip(*rows, strict=True)]

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import model_stats
 from .errors import BackendUnavailable, ConfigError
-from .hidden_state import mean_rows
+from .hidden_state import mean_vector
 from .local_models import Generation, has_module
 
 _LOCK = threading.Lock()
@@ -165,7 +165,7 @@ class LlamaModel:
                 self.llm.context_params.embeddings = False
                 self.llm.reset()
         if rows and isinstance(rows[0], list):  # no pooling: one state per token
-            return mean_rows([[float(x) for x in r] for r in rows])
+            return mean_vector([[float(x) for x in r] for r in rows])
         return [float(x) for x in rows]  # the model pools itself
 
     def chat(

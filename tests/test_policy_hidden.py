@@ -17,7 +17,8 @@ from test_policy import FAIL, pool, write_episodes
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
 from conductor_lsp.conductor.policy import Action, Example, Policy
-from conductor_lsp.conductor.policy_features import Hidden, mean_vector, seen_brief
+from conductor_lsp.conductor.policy_features import Hidden, seen_brief
+from conductor_lsp.hidden_state import mean_vector
 
 
 def twin(n: int) -> str:

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..conductor.policy import Policy
+from ..conductor.policy_reading import read_briefs
 from ..conductor.registry import make_conductor
 from ..configure.load import load_config
 from ..errors import ConfigError
@@ -37,8 +38,7 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
             loaded = Policy.load(policy)
             if loaded.hidden is not None:  # its features need the conductor model's reading
                 reader = embedder(loaded, make_conductor(config.conductor))
-                for brief in loaded.unread(e.task for e in episodes):
-                    loaded.see(brief, reader.embed(brief))
+                read_briefs(loaded, (e.task for e in episodes), reader.embed)
             console.print(calibration_table(loaded, episodes, str(policy)))
         return 0
     for e in episodes:

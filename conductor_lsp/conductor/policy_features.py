@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -125,14 +124,6 @@ def hidden_bits(
 def _planes(dim: int, bits: int, seed: int) -> tuple[tuple[float, ...], ...]:
     rng = random.Random(f"conductor-lsp-planes:{seed}:{dim}")
     return tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(dim)) for _ in range(bits))
-
-
-def mean_vector(vectors: Sequence[Sequence[float]]) -> list[float]:
-    """The element-wise mean (what ``hidden_bits`` centres by)."""
-    if not vectors:
-        return []
-    n = len(vectors)
-    return [math.fsum(col) / n for col in zip(*vectors, strict=True)]
 
 
 def worker_features(w: WorkerInfo, pool: Sequence[WorkerInfo]) -> tuple[list[str], list[str]]:

@@ -9,6 +9,7 @@ the previous file whole. A subtask that won and is not in the library joins it.
 from __future__ import annotations
 
 from ..conductor.policy import Action, Example, Policy, index
+from ..conductor.policy_reading import read_briefs
 from ..conductor.static import BASELINE, RETRY
 from ..runtime.session import Session, embedder
 from .report import FixReport
@@ -52,9 +53,8 @@ def learn_online(session: Session, report: FixReport) -> None:
     if not examples:
         return
     if policy.hidden is not None:  # the rounds' briefs were read when planned; any other now
-        reader = embedder(policy, session.conductor)
-        for brief in policy.unread(e.brief for e in examples):
-            policy.see(brief, reader.embed(brief))
+        reader = session.reader or embedder(policy, session.conductor)
+        read_briefs(policy, (e.brief for e in examples), reader.embed)
     policy.fit(examples, epochs=5)
     policy.about["examples"] = int(policy.about.get("examples", 0)) + len(examples)
     policy.about["online_updates"] = int(policy.about.get("online_updates", 0)) + 1

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.policy import Action, Example, Policy, index, stamp
-from ..conductor.policy_features import Hidden, mean_vector, seen_brief
+from ..conductor.policy_features import seen_brief
+from ..conductor.policy_reading import read_with
 from ..conductor.static import BASELINE, RETRY
 from ..errors import ConfigError
 from ..protocols import Embedder
@@ -158,11 +159,9 @@ def train_policy(
     def fitted(rows: Sequence[Example]) -> Policy:
         policy = Policy(wordings=dict(probe.wordings), target=target)
         if vectors and reader is not None:
-            mine = {seen_brief(e.brief) for e in rows}
-            mean = mean_vector([v for b, v in vectors.items() if b in mine])
-            policy.hidden = Hidden(reader.model_identity(), mean, bits, seed, features == "both")
-            for b, v in vectors.items():
-                policy.see(b, v)
+            fitted_on = (e.brief for e in rows)
+            model = reader.model_identity()
+            read_with(policy, vectors, fitted_on, model, words=features == "both", bits=bits)
         policy.fit(rows)
         return policy
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..conductor.policy import Policy, steer
-from ..conductor.policy_features import seen_brief
+from ..conductor.policy_reading import read_briefs
 from ..conductor.registry import make_conductor
 from ..conductor.static import static_plan
 from ..config.schema import Config
@@ -90,8 +90,12 @@ class Session:
             if self.policy_path is not None and self.policy_path.is_file()
             else None
         )
-        if self.policy is not None and self.policy.hidden is not None:
-            embedder(self.policy, self.conductor)  # a hidden-state policy needs its model
+        #: The conductor that reads briefs for a hidden-state policy (checked once here).
+        self.reader = (
+            embedder(self.policy, self.conductor)
+            if self.policy is not None and self.policy.hidden is not None
+            else None
+        )
         learn = self.config.learn
         path = self.config.root / learn.episodes if learn.record else None
         self.episodes = EpisodeLog(path, self.pool.secrets(), self.config.root)
@@ -141,8 +145,8 @@ class Session:
         policy = self.policy
         if policy is None or policy.hidden is None:
             return
-        text = seen_brief(brief)
-        policy.see(text, await asyncio.to_thread(embedder(policy, self.conductor).embed, text))
+        reader = self.reader or embedder(policy, self.conductor)
+        await asyncio.to_thread(read_briefs, policy, [brief], reader.embed)
 
     async def run(
         self,
