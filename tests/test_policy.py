@@ -349,3 +349,34 @@ def test_a_cheap_first_pick_that_changes_nothing_escalates_instead_of_stopping(
     workers = [[c.worker for c in r.candidates] for r in report.rounds]  # type: ignore[attr-defined]
     assert workers[0] == ["small"], workers  # the policy's cheap pick came first
     assert report.end.passed and "big" in workers[1], workers  # type: ignore[attr-defined]
+
+
+def test_the_escalation_asks_the_strongest_what_static_asks_it_first(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the policy's cheap pick beat nothing, the next round is static's own first
+    call, word for word (the floor): not a retry of the cheap worker's failure, which
+    lost tasks that static's first call solved with the real pair."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+    same = "calc.py\n```python\ndef add(a, b):\n    # checked\n    return a - b\n```\n"
+    standin.responder = lambda s: fixed if s.body.get("model") == "big" else same
+    firsts = {}
+    for name, extra in (("static", ""), ("policy", '\npolicy = "p.json"')):
+        standin.seen.clear()
+        root = workspace(tmp_path / name, standin.url, f'backend = "static"{extra}')
+        policy = Policy()
+        policy.fit(table_examples())
+        policy.save(root / "p.json")
+        with_calc_bug(root)
+        report = fix_job(root)
+        assert report.end.passed  # type: ignore[attr-defined]
+        asks = [s for s in standin.seen if s.body.get("model") == "big"]
+        firsts[name] = asks[0].body["messages"]
+    rounds = [[c.worker for c in r.candidates] for r in report.rounds]  # type: ignore[attr-defined]
+    assert rounds == [["small"], ["big"]], rounds
+    assert firsts["policy"] == firsts["static"]
+    assert (
+        BASELINE in json.dumps(firsts["policy"])
+        and "previous" not in json.dumps(firsts["policy"]).lower()
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..conductor.static import strongest
+from ..conductor.static import BASELINE, RETRY, strongest
 from ..plan import access_text
 from ..runtime.results import JobResult, StepResult
 from ..testrun import TestRun
@@ -220,3 +220,15 @@ def leaf_records(candidates: Sequence[Candidate]) -> list[dict[str, object]]:
             }
         )
     return out
+
+
+def escalated(rounds: Sequence[Round]) -> bool:
+    """Whether the pool's strongest worker has given no candidate in any round yet."""
+    return bool(rounds) and all(r.escalates() for r in rounds)
+
+
+def follow(rnd: Round, lead: Candidate) -> str:
+    """Its history is that leaf alone: for the baseline's call, the very text static's
+    retry sees (the floor, kept across rounds), not every sibling's failure."""
+    source = "static" if lead.step.step.subtask in (BASELINE, RETRY) else "search"
+    return describe_leaf(rnd, lead, source)

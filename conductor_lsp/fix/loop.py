@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..conductor.static import BASELINE, RETRY, static_plan
+from ..conductor.static import static_plan
 from ..errors import BudgetExceeded, ConfigError
 from ..plan import Plan
 from ..runtime.budget import Meter
@@ -34,7 +34,8 @@ from .candidates import (
     Round,
     State,
     describe,
-    describe_leaf,
+    escalated,
+    follow,
     leaf_records,
 )
 from .context import context_files, named_files
@@ -161,7 +162,9 @@ class FixLoop:
             if base.run.passed:
                 raise Green()
             self.meter.check()
-            rnd = await self._round(k, base, previous, verifier, report, named)
+            floor = self._floor_due(report, start)
+            here = start if floor else base
+            rnd = await self._round(k, here, previous, verifier, report, named, floor=floor)
             report.rounds.append(rnd)
             green = next((c for c in rnd.candidates if c.green), None)
             if green is not None and green.state is not None:
@@ -175,7 +178,7 @@ class FixLoop:
             previous[""] = previous["conductor"] = describe(rnd)
             if not self.session.conductor.asks_model and len(rnd.candidates) > 1:
                 best = rnd.lead()
-                previous[""] = _follow(rnd, best)
+                previous[""] = follow(rnd, best)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
                 raise OutOfBudget(spent)
@@ -194,6 +197,14 @@ class FixLoop:
             if best and best.state and best.state.run.failing <= base.run.failing:
                 base = best.state
         raise OutOfBudget(f"budget: iterations ({limit} rounds run)")
+
+    def _floor_due(self, report: FixReport, start: State) -> bool:
+        """After a routing policy's cheaper picks beat nothing, the strongest is asked what
+        static asks it first (the floor), not to retry their failure: with the real pair
+        those retries lost tasks that static's first call solved."""
+        s = self.session
+        led = s.policy is not None and not s.conductor.asks_model
+        return s.config.fix.floor and led and self.best is start and escalated(report.rounds)
 
     def _named(self, rnd: Round, named: list[str]) -> list[str]:
         """Files this round's answers named that no round showed yet (see ``named_files``)."""
@@ -215,9 +226,12 @@ class FixLoop:
         verifier: Verifier,
         report: FixReport,
         named: list[str],
+        *,
+        floor: bool = False,
     ) -> Round:
         """Run the round's plans; judge every leaf as it answers; stop the rest once one is
-        green. With the floor, the baseline's own call runs beside a conductor's plan."""
+        green. With the floor, the baseline's own call runs beside a conductor's plan, or
+        (``floor``) alone, as the round after a policy's cheaper picks."""
         rnd = Round(k, base)
         cfg = self.session.config
         box = await verifier.bench.open(base.files, f"r{k}-context")
@@ -243,6 +257,9 @@ class FixLoop:
             infos = self.session.infos(ask, self.meter)
             baseline = static_plan(infos, cfg.conductor.max_steps, ask)
             plans = [("conductor", task, None), ("baseline", ask, baseline)]
+        elif floor:
+            infos = self.session.infos(task, self.meter)
+            plans = [("baseline", task, static_plan(infos, cfg.conductor.max_steps, task))]
         stopper = _Stopper()
         checks: list[asyncio.Task[None]] = []
 
@@ -378,10 +395,3 @@ def _state(run: TestRun) -> str:
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
-
-
-def _follow(rnd: Round, lead: Candidate) -> str:
-    """Its history is that leaf alone: for the baseline's call, the very text static's
-    retry sees (the floor, kept across rounds), not every sibling's failure."""
-    source = "static" if lead.step.step.subtask in (BASELINE, RETRY) else "search"
-    return describe_leaf(rnd, lead, source)
