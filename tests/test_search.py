@@ -418,3 +418,26 @@ def test_search_retraces_the_baselines_rounds(
     assert len(standin.seen) > 4  # search asked more than static: three leaves, then two
     assert retries["search"] == retries["static"]
     assert "Plan (static)" in json.dumps(retries["search"])
+
+
+def test_a_round_is_not_stuck_while_a_leaf_gave_no_edit(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strongest's leaves hold no edit and the quick one's edit fails as before: static,
+    whose one call held no edit, would retry, so the job does too (the floor), and the
+    retry fixes it, instead of stopping as stuck on the quick leaf's failure."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"')
+
+    same = "calc.py\n```python\ndef add(a, b):\n    # checked\n    return a - b\n```\n"
+
+    def respond(seen: Seen) -> str:
+        if RETRY in seen.prompt():
+            return RIGHT
+        return "no idea" if seen.body.get("model") == "strong" else same
+
+    standin.responder = respond
+    report = run_loop(root, [])
+    rounds = report.rounds  # type: ignore[attr-defined]
+    assert [c.tests is not None for c in rounds[0].candidates].count(True) == 1
+    assert len(rounds) == 2 and report.end.passed  # type: ignore[attr-defined]

@@ -7,7 +7,8 @@ chance the answer turns the tests green (logistic regression on hashed features)
 what it costs (from the bills it has seen, else the worker's price), and picks a round's
 leaves: the cheapest set whose chance of a green round reaches ``target``, most likely
 first. Later rounds escalate: the strongest worker's retry always runs, beside the
-policy's best remaining pick.
+policy's best remaining pick (when the first picks beat nothing before the strongest
+answered, the fix loop's floor asks it static's own first call instead).
 
 Features (``policy_features``) are what the conductor sees, so a policy carries over to
 pools it has not seen. A policy fitted with ``hidden`` also reads the conductor model's

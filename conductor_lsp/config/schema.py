@@ -105,7 +105,8 @@ class FixConfig:
     allow_test_edits: bool = False
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
     floor: bool = True
-    """Run the baseline's own call beside a conductor's plan, as one more candidate."""
+    """Run the baseline's own call beside a conductor's plan, as one more candidate (with a
+    routing policy: after its cheaper picks beat nothing)."""
     repo_map_chars: int = 6000
     """Analysis steps also see an outline of the workspace's Python files, nearest the
     failing tests first, cut to this many characters (0: no map)."""

@@ -190,6 +190,8 @@ class FixLoop:
                 no_edit = 0
             elif no_edit >= 2:
                 raise Stuck("no applicable edit twice in a row")
+            elif len(runs) < len(rnd.candidates):  # a leaf gave no edit: static would retry
+                pass
             elif runs and all(c.verdict and c.verdict.repeated for c, _ in runs):
                 raise Stuck("the same edit was proposed twice")
             elif runs and all(run.signature() == base.run.signature() for _, run in runs):
