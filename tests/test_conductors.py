@@ -383,6 +383,25 @@ def test_json_schema_accepts_exactly_valid_plans(text: str, ok: bool) -> None:
         assert parse_plan(text, ["cheap", "strong", "tests"], tools=frozenset({"tests"})).steps
 
 
+def test_every_part_of_the_json_schema_is_an_object() -> None:
+    """llama.cpp's own server refuses a schema with a boolean part (``items: false``, a 400
+    that sent plans to the slow fallbacks), and reads ``items`` before ``prefixItems``."""
+    from conductor_lsp.conductor.grammar import plan_schema
+
+    def walk(node: object, path: str) -> None:
+        if isinstance(node, dict):
+            assert not ("items" in node and "prefixItems" in node), path
+            for key, value in node.items():
+                if key in ("items", "additionalItems", "not", "if", "then", "else"):
+                    assert isinstance(value, dict), f"{path}/{key}"
+                walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}/{i}")
+
+    walk(plan_schema(3, 5, frozenset({2})), "#")
+
+
 @pytest.mark.parametrize("max_steps", [1, 5])
 def test_json_bound_covers_a_long_escaped_widely_spaced_plan(max_steps: int) -> None:
     """Servers' JSON grammars allow escapes and spacing, so (unlike the list grammar) no

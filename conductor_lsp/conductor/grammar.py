@@ -67,7 +67,9 @@ def plan_schema(
     n_workers: int, max_steps: int, tools: frozenset[int] = frozenset()
 ) -> dict[str, Any]:
     """The plan as a JSON schema: one variant per plan length, so the three lists always
-    have equal length; ids are real workers, the last one a model, access only backwards."""
+    have equal length; ids are real workers, the last one a model, access only backwards.
+    Tuples are ``prefixItems`` bounded by ``minItems``/``maxItems``, never ``items: false``:
+    llama.cpp's server refuses a schema that is not an object (and prefers ``items``)."""
     ids = list(range(n_workers))
     last = [i for i in ids if i not in tools] or ids
     variants = []
@@ -80,7 +82,6 @@ def plan_schema(
                     "model_id": {
                         "type": "array",
                         "prefixItems": model_ids,
-                        "items": False,
                         "minItems": n,
                         "maxItems": n,
                     },
@@ -93,7 +94,6 @@ def plan_schema(
                     "access_list": {
                         "type": "array",
                         "prefixItems": [_access_schema(k) for k in range(n)],
-                        "items": False,
                         "minItems": n,
                         "maxItems": n,
                     },
