@@ -254,14 +254,14 @@ class FixLoop:
             repo_map=outline,
         )
         plans: list[tuple[str, Task, Plan | None]] = [("", task, None)]
-        if cfg.fix.floor and self.session.conductor.asks_model:
+        if (cfg.fix.floor and self.session.conductor.asks_model) or floor:
+            # static's own call, told only of its own earlier attempts (none before a floor
+            # round: the strongest has not answered yet)
             ask = dataclasses.replace(task, previous=previous["baseline"])
             infos = self.session.infos(ask, self.meter)
             baseline = static_plan(infos, cfg.conductor.max_steps, ask)
-            plans = [("conductor", task, None), ("baseline", ask, baseline)]
-        elif floor:
-            infos = self.session.infos(task, self.meter)
-            plans = [("baseline", task, static_plan(infos, cfg.conductor.max_steps, task))]
+            mine = [] if floor else [("conductor", task, None)]
+            plans = [*mine, ("baseline", ask, baseline)]
         stopper = _Stopper()
         checks: list[asyncio.Task[None]] = []
 

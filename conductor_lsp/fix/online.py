@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..conductor.policy import Action, Example, Policy, index
 from ..conductor.policy_reading import read_briefs
 from ..conductor.static import BASELINE, RETRY
-from ..runtime.session import Session, embedder
+from ..runtime.session import Session
 from .report import FixReport
 
 
@@ -52,9 +52,9 @@ def learn_online(session: Session, report: FixReport) -> None:
     examples = examples_of(report, policy)
     if not examples:
         return
-    if policy.hidden is not None:  # the rounds' briefs were read when planned; any other now
-        reader = session.reader or embedder(policy, session.conductor)
-        read_briefs(policy, (e.brief for e in examples), reader.embed)
+    # A hidden-state policy: the rounds' briefs were read when planned; any other now.
+    if session.reader is not None:
+        read_briefs(policy, (e.brief for e in examples), session.reader.embed)
     policy.fit(examples, epochs=5)
     policy.about["examples"] = int(policy.about.get("examples", 0)) + len(examples)
     policy.about["online_updates"] = int(policy.about.get("online_updates", 0)) + 1

@@ -142,10 +142,9 @@ class Session:
     async def read_brief(self, brief: str) -> None:
         """Give a hidden-state policy the conductor model's reading of ``brief`` (off the
         event loop: it is a forward pass)."""
-        policy = self.policy
-        if policy is None or policy.hidden is None:
+        policy, reader = self.policy, self.reader
+        if policy is None or reader is None:  # a reader exists for a hidden-state policy
             return
-        reader = self.reader or embedder(policy, self.conductor)
         await asyncio.to_thread(read_briefs, policy, [brief], reader.embed)
 
     async def run(
