@@ -441,3 +441,38 @@ def test_a_round_is_not_stuck_while_a_leaf_gave_no_edit(
     rounds = report.rounds  # type: ignore[attr-defined]
     assert [c.tests is not None for c in rounds[0].candidates].count(True) == 1
     assert len(rounds) == 2 and report.end.passed  # type: ignore[attr-defined]
+
+
+def test_the_floor_beside_a_conductor_retraces_statics_rounds(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The conductor's leaf and the floor's both fail round 1 with as many failing tests:
+    the floor's retry starts from its own answer, told only of it, exactly as static's
+    retry does (a tie used to move both to the conductor's answer, and with the real pair
+    the floor lost a task static solved in round 2)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    plan = json.dumps({"model_id": [1], "subtasks": ["Fix it."], "access_list": ["all"]})
+    other = "calc.py\n```python\ndef add(a, b):\n    return b - a\n```\n"
+
+    def respond(seen: Seen) -> str:
+        if seen.body.get("model") == "planner":
+            return plan
+        if RETRY in seen.prompt():
+            return RIGHT
+        return WRONG if "Fix it." in seen.prompt() else other
+
+    standin.responder = respond
+    retries = {}
+    for backend in ("static", "openai"):
+        standin.seen.clear()
+        (tmp_path / backend).mkdir()
+        conductor = f'backend = "{backend}"\nmodel = "planner"\nbase_url = "{standin.url}/v1"'
+        root = workspace(tmp_path / backend / "ws", standin.url, conductor)
+        report = run_loop(root, [])
+        assert report.end.passed  # type: ignore[attr-defined]
+        asks = [s for s in standin.seen if RETRY in s.prompt() and s.body["model"] == "strong"]
+        retries[backend] = asks[0].body["messages"]
+        assert "return b - a" in asks[0].prompt() and "a * b" not in asks[0].prompt()
+    rounds = report.rounds  # type: ignore[attr-defined]
+    assert sorted(c.by for c in rounds[0].candidates) == ["baseline", "conductor"]
+    assert retries["openai"] == retries["static"]

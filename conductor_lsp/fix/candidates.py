@@ -80,9 +80,10 @@ class Candidate:
 
     @property
     def order(self) -> tuple[int, int]:
-        """Its place in the round's plans (the floor's baseline runs after the conductor's
-        plan), which breaks ties: not the order in which the answers came back."""
-        return (self.by == "baseline", self.step.index)
+        """Its place in the round's plans, which breaks ties: not the order in which the
+        answers came back. The floor's baseline comes before a conductor's plan, so that a
+        tie leaves the next round where static's next round starts."""
+        return (self.by == "conductor", self.step.index)
 
     @property
     def label(self) -> str:
@@ -137,14 +138,23 @@ class Round:
         assert top.state is not None
         return top if top.state.run.failing <= self.base.run.failing else None
 
-    def lead(self) -> Candidate:
-        """The candidate search's next round debugs from: the best, if it beat the round's
-        start; else the first in plan order, the baseline's own call, so the strongest's
-        retry starts where static's retry starts."""
+    def lead(self) -> Candidate | None:
+        """The candidate the next round debugs from (its files and its history): the best,
+        if it beat the round's start; else the first in plan order, the baseline's own
+        call, so the strongest's retry starts where static's retry starts."""
         best = self.best()
         if best is not None and best.state is not None and best.state.beats(self.base):
             return best
-        return min(self.candidates, key=lambda c: c.order)
+        return min(self.candidates, key=lambda c: c.order, default=None)
+
+    def next_base(self) -> State:
+        """Where the next round starts: the lead's state unless it is worse than this
+        round's start (static's own rule when it is the only candidate)."""
+        lead = self.lead()
+        state = lead.state if lead is not None else None
+        return (
+            state if state is not None and state.run.failing <= self.base.run.failing else self.base
+        )
 
 
 def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
@@ -230,5 +240,7 @@ def escalated(rounds: Sequence[Round]) -> bool:
 def follow(rnd: Round, lead: Candidate) -> str:
     """Its history is that leaf alone: for the baseline's call, the very text static's
     retry sees (the floor, kept across rounds), not every sibling's failure."""
-    source = "static" if lead.step.step.subtask in (BASELINE, RETRY) else "search"
-    return describe_leaf(rnd, lead, source)
+    if lead.step.step.subtask in (BASELINE, RETRY):
+        return describe_leaf(rnd, lead, "static")
+    attempt = next(a for a in rnd.attempts if a.by == lead.by)
+    return describe_leaf(rnd, lead, attempt.job.plan.source)

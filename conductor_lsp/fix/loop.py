@@ -176,9 +176,11 @@ class FixLoop:
             for a in rnd.attempts:
                 previous[a.by] = describe(rnd, [a])
             previous[""] = previous["conductor"] = describe(rnd)
-            if not self.session.conductor.asks_model and len(rnd.candidates) > 1:
-                best = rnd.lead()
-                previous[""] = follow(rnd, best)
+            lead = rnd.lead()
+            if lead is not None and len(rnd.candidates) > 1:
+                # the strongest's retry is told of the leaf the next round starts from
+                which = "baseline" if self.session.conductor.asks_model else ""
+                previous[which] = follow(rnd, lead)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
                 raise OutOfBudget(spent)
@@ -196,8 +198,7 @@ class FixLoop:
                 raise Stuck("the same edit was proposed twice")
             elif runs and all(run.signature() == base.run.signature() for _, run in runs):
                 raise Stuck("the same failures after an edit")
-            if best and best.state and best.state.run.failing <= base.run.failing:
-                base = best.state
+            base = rnd.next_base()
         raise OutOfBudget(f"budget: iterations ({limit} rounds run)")
 
     def _floor_due(self, report: FixReport, start: State) -> bool:
