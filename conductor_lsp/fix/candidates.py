@@ -180,13 +180,15 @@ def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def describe_leaf(rnd: Round, cand: Candidate, source: str) -> str:
+def describe_leaf(rnd: Round, cand: Candidate, source: str = "") -> str:
     """The next round's history when it debugs from one candidate: that leaf alone, as
-    the one-step plan it was. For the baseline's own call (``source`` "static") this is
-    the very text ``static`` would show, so search's first leaf retraces static's rounds."""
+    the one-step plan it was (``source``, else its plan's own). For the baseline's own
+    call (``source`` "static") this is the very text ``static`` would show, so search's
+    first leaf retraces static's rounds."""
     attempt = next(a for a in rnd.attempts if a.by == cand.by)
     step = cand.step.step
     job = attempt.job
+    source = source or job.plan.source
     lines = [
         f"Plan ({source}):\n  0. {step.worker} ({step.role}, sees all): {step.subtask}",
         f"Job outcome: {job.outcome} {job.reason}".rstrip(),
@@ -240,7 +242,5 @@ def escalated(rounds: Sequence[Round]) -> bool:
 def follow(rnd: Round, lead: Candidate) -> str:
     """Its history is that leaf alone: for the baseline's call, the very text static's
     retry sees (the floor, kept across rounds), not every sibling's failure."""
-    if lead.step.step.subtask in (BASELINE, RETRY):
-        return describe_leaf(rnd, lead, "static")
-    attempt = next(a for a in rnd.attempts if a.by == lead.by)
-    return describe_leaf(rnd, lead, attempt.job.plan.source)
+    static = lead.step.step.subtask in (BASELINE, RETRY)
+    return describe_leaf(rnd, lead, "static" if static else "")
