@@ -24,7 +24,7 @@ from _common import median, table
 from standin import StandIn
 
 from conductor_lsp import Plan, Session, Step, Task, load_config
-from conductor_lsp.repo import init_repository
+from conductor_lsp.checkpoints.git import init_repository
 
 PLANS: dict[str, list[tuple[str, object]]] = {
     "1 step": [("w0", "all")],

@@ -23,10 +23,9 @@ from pathlib import Path
 from _common import REPO, table
 
 from conductor_lsp import load_config
-from conductor_lsp.conductor.policy import Policy, stamp
+from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import by_strategy, evaluate, load_suite
-from conductor_lsp.learn.policy_fit import eval_episodes, examples_from, scores
-from conductor_lsp.runtime.episodes import read_episodes
+from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit, scores, stamp
 
 SUITE = REPO / "bench" / "tasks"
 
@@ -44,7 +43,7 @@ def main_async(args: argparse.Namespace) -> None:
         policy = Policy(target=args.target)
         examples = examples_from(mine, policy)
         started = time.monotonic()
-        policy.fit(examples)
+        fit(policy, examples)
         fitted = time.monotonic() - started
         held_examples = examples_from(
             [e for e in episodes if any(t.instruction in e.task for t in held)], Policy()

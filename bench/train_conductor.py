@@ -53,15 +53,14 @@ from standin import Seen, StandIn
 
 from conductor_lsp.cli.train import add_training_options, training_options
 from conductor_lsp.conductor.grammar import render_lists
-from conductor_lsp.conductor.parse import unreadable
-from conductor_lsp.conductor.policy import Action, Example, Policy
-from conductor_lsp.conductor.policy_reading import read_with
-from conductor_lsp.conductor.static import BASELINE
+from conductor_lsp.conductor.output import unreadable
+from conductor_lsp.conductor.static import DIRECT
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.learn.grpo import Score, TaskPool, held_out_split, train_grpo
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.rollout import Pool, Rollout, Rollouts
-from conductor_lsp.local_models import find_smollm2
+from conductor_lsp.models.transformers import find_smollm2
+from conductor_lsp.policy import Action, Example, Policy, fit, read_with, round_plan
 from conductor_lsp.protocols import Embedder
 
 SUITE = REPO / "bench" / "tasks"
@@ -233,7 +232,7 @@ def training_examples(rollouts: Rollouts, train_rows: list[TaskPool]) -> list[Ex
         for i, w in enumerate(r.pool.workers.values()):
             if w.get("provider") != "tests":
                 tried.append((r, "direct", i))
-    texts = [fixed_plan(i, BASELINE) for _, _, i in tried]
+    texts = [fixed_plan(i, DIRECT) for _, _, i in tried]
     results = asyncio.run(rollouts.many(_items([r for r, _, _ in tried], texts)))
     examples = []
     for (r, wording, i), res in zip(tried, results, strict=True):
@@ -264,12 +263,12 @@ def policy_score(
         briefs = {e.brief for e in examples}
         vectors = {b: reader.embed(b) for b in briefs | set(held)}
         read_with(policy, vectors, briefs, reader.model_identity(), words=features == "both")
-    policy.fit(examples)
+    fit(policy, examples)
     fitted = time.monotonic() - started
     score = _held_out(rollouts, held_rows, policy, blind=False)
     # The same learner told nothing of the task: what reading the task adds.
     blind = Policy()
-    blind.fit([dataclasses.replace(e, brief="") for e in examples])
+    fit(blind, [dataclasses.replace(e, brief="") for e in examples])
     return score, _held_out(rollouts, held_rows, blind, blind=True), fitted
 
 
@@ -278,7 +277,7 @@ def smollm2_reader(model: Path) -> Embedder:
     else transformers (the policy reads whichever model the conductor runs)."""
     from conductor_lsp.conductor.registry import make_conductor
     from conductor_lsp.config.schema import ConductorConfig
-    from conductor_lsp.llama_models import llama_available
+    from conductor_lsp.models.llama import llama_available
 
     backend = "llama-cpp" if llama_available() else "transformers"
     conductor = make_conductor(ConductorConfig(backend=backend, model=str(model)))
@@ -291,7 +290,7 @@ def _held_out(rollouts: Rollouts, held_rows: list[TaskPool], policy: Policy, bli
     for r in held_rows:
         view = asyncio.run(rollouts.task_view(r.task))
         infos = rollouts.infos(r.task, r.pool)
-        plan = policy.plan("" if blind else view.brief(), infos, 3, later=False)
+        plan = round_plan(policy, "" if blind else view.brief(), infos, 3, later=False)
         names = [w.name for w in infos]
         plans.append(
             render_lists(

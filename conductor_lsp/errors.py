@@ -18,6 +18,7 @@ show its message; everything below raises the most specific class::
     |   +-- Ambiguous               a SEARCH text found in several places
     |   +-- UnsafePath              a path outside the workspace, under .git/, or denied
     +-- CheckpointError             a checkpoint could not be taken or restored
+    +-- EpisodeFormatError          an episode record this version cannot read
     +-- BudgetExceeded              calls, cost, time or iterations spent (a clean stop)
 
 Cancellation is ``asyncio.CancelledError``, as everywhere in asyncio.
@@ -104,6 +105,10 @@ class UnsafePath(EditError):
 
 class CheckpointError(ConductorError):
     """A checkpoint could not be taken or restored; nothing was changed."""
+
+
+class EpisodeFormatError(ConductorError):
+    """An episode record this version cannot read (a newer schema, or damage)."""
 
 
 class BudgetExceeded(ConductorError):

@@ -7,13 +7,13 @@ registries in ``conductor.registry`` and ``workers.registry``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
-from .limits import Limits
 from .plan import Plan
 from .task import Task
 from .usage import Usage
@@ -75,6 +75,20 @@ class WorkerInfo:
     strength: int = 0
     #: Whether one call fits what is left of the job's $ budget.
     affordable: bool = True
+
+
+class Limits:
+    """Per-endpoint concurrency limits shared by the workers of one pool: live state (its
+    semaphores), handed to every worker in its ``WorkerContext``."""
+
+    def __init__(self) -> None:
+        self._sems: dict[tuple[str, str], asyncio.Semaphore] = {}
+
+    def for_endpoint(self, provider: str, base_url: str, size: int) -> asyncio.Semaphore:
+        key = (provider, base_url)
+        if key not in self._sems:
+            self._sems[key] = asyncio.Semaphore(size)
+        return self._sems[key]
 
 
 @dataclass

@@ -7,9 +7,11 @@ named by ``api_key_env``, then the provider's usual variable.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .errors import ConfigError
 
@@ -71,3 +73,23 @@ def scrub(text: str, secrets: Iterable[Secret | None]) -> str:
         if s and len(s.reveal()) >= 4:
             text = text.replace(s.reveal(), REDACTED)
     return text
+
+
+_SECRET_FIELDS = re.compile(r"(authorization|api[-_]?key|x-goog-api-key|token|secret)", re.I)
+
+
+def redact(value: Any, secrets: Iterable[Secret | None]) -> Any:
+    """Drop secret-looking fields and scrub key values anywhere in ``value``."""
+    secrets = list(secrets)
+    if isinstance(value, dict):
+        return {
+            k: REDACTED
+            if _SECRET_FIELDS.search(str(k)) and isinstance(v, str)
+            else redact(v, secrets)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact(v, secrets) for v in value]
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    return value

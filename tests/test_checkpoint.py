@@ -6,7 +6,7 @@ from pathlib import Path
 
 import git
 
-from conductor_lsp.fix import checkpoint as cp
+from conductor_lsp.checkpoints import store as cp
 
 
 def make_repo(root: Path, *, commit: bool = True) -> git.Repo:

@@ -216,7 +216,7 @@ async def test_unconstrained_noise_falls_back_to_static(tiny_model_dir: Path) ->
 
 
 async def test_prefix_kv_cache_is_reused_and_changes_nothing(tiny_model_dir: Path) -> None:
-    from conductor_lsp.local_models import LocalModel
+    from conductor_lsp.models.transformers import LocalModel
 
     model = LocalModel.get(str(tiny_model_dir))
     prompt = build_prompt(TASK, INFOS, 5)
@@ -254,7 +254,7 @@ def test_transformers_conductor_needs_a_model() -> None:
 
 
 def test_bad_model_path(tmp_path: Path) -> None:
-    from conductor_lsp.local_models import split_model_path
+    from conductor_lsp.models.transformers import split_model_path
 
     with pytest.raises(ConfigError, match="does not exist"):
         split_model_path(str(tmp_path / "x.gguf"))

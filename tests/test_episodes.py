@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -11,24 +12,25 @@ from lsp_editor import job_end, run_command, session
 from standin import Behaviour, StandIn
 from test_accounting import FIX, PLAN, answer_by_model, cli, openai_conductor, workspace
 
+from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.episodes.records import Episode, Leaf, OutcomeRecord
+from conductor_lsp.errors import EpisodeFormatError
 from conductor_lsp.learn import Weights, reward, success
-from conductor_lsp.runtime.episodes import read_episodes
-from conductor_lsp.runtime.records import Episode, EpisodeFormatError, Leaf, Outcome, PlannedStep
+from conductor_lsp.plan import ConductorCall, Plan, Step
 
 KEY = "sk-live-EPISODE-SECRET-77"
 
 
-GREEN = Outcome(("t1", "t2"), (), (), green=True)
+GREEN = OutcomeRecord(("t1", "t2"), (), (), green=True)
+#: A plan a model wrote (its call was paid for).
+ASKED = Plan(steps=(Step("big", "Fix it"),), source="openai", call=ConductorCall())
 
 
 def episode(**kw: Any) -> Episode:
     base: dict[str, Any] = {
         "id": "e1",
         "job": "j1",
-        "source": "openai",
-        "steps": (PlannedStep("big"),),
-        "asked_model": True,
-        "fallback": "",
+        "plan": ASKED,
         "cost": 0.05,
         "seconds": 10.0,
         "outcome": GREEN,
@@ -41,16 +43,16 @@ def episode(**kw: Any) -> Episode:
 def test_reward_on_hand_made_episodes() -> None:
     w = Weights(cost=10.0, seconds=0.0, format_penalty=0.2)
     assert reward(episode(), w) == pytest.approx(1 - 0.5)  # green, minus 10 x $0.05
-    half = Outcome(("t1", "t2"), ("t2",), ())
+    half = OutcomeRecord(("t1", "t2"), ("t2",), ())
     assert reward(episode(outcome=half), w) == pytest.approx(0.5 - 0.5)
-    broke = Outcome(("t1", "t2"), ("t2",), ("t9",))
+    broke = OutcomeRecord(("t1", "t2"), ("t2",), ("t9",))
     assert success(broke) == 0.0  # fixed one, broke another: worth nothing
     assert success(GREEN, undone=True) == 0.0  # the user undid it
     assert success(None) == 0.0  # never applied, never tested
-    assert success(Outcome(None, ("x",))) == 0.0
-    fallback = episode(fallback="no plan found")
+    assert success(OutcomeRecord(None, ("x",))) == 0.0
+    fallback = episode(plan=dataclasses.replace(ASKED, error="no plan found"))
     assert reward(fallback, w) == pytest.approx(1 - 0.5 - 0.2)  # a model was asked: penalty
-    static = episode(fallback="", source="static", steps=(), asked_model=False)
+    static = episode(plan=Plan(steps=(), source="static"))
     assert reward(static, w) == pytest.approx(0.5)
     timed = Weights(cost=0.0, seconds=0.01, format_penalty=0.0)
     assert reward(episode(), timed) == pytest.approx(1 - 0.1)
@@ -80,7 +82,7 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
 ) -> None:
     monkeypatch.setenv("PLANNER_KEY", KEY)
     conductor = openai_conductor(standin.url) + '\napi_key_env = "PLANNER_KEY"'
-    # The conductor's own episode alone: no baseline beside it (see test_search for both).
+    # The conductor's own episode alone: no floor beside it (see test_search for both).
     root = workspace(tmp_path / "ws", standin.url, conductor, "[fix]\nfloor = false\n")
     standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
     out = cli("fix", str(root))

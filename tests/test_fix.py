@@ -339,8 +339,8 @@ def test_review_writes_only_accepted_hunks_and_the_reason_reaches_the_next_try(
     assert "rejected: calc.py:6: (no reason given)" in out.stdout
     assert (repo / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")  # the retry's
     assert "write a + b, in that order" in standin.seen[1].prompt()
+    from conductor_lsp.episodes.log import read_episodes
     from conductor_lsp.learn.reward import reward
-    from conductor_lsp.runtime.episodes import read_episodes
 
     episodes = read_episodes(repo / ".conductor" / "episodes.jsonl")
     first, second = sorted(

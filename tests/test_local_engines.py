@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from tiny_model import well_formed
 
-from conductor_lsp import weights_cache
 from conductor_lsp.config.schema import ConductorConfig, WorkerConfig
 from conductor_lsp.errors import ConfigError
+from conductor_lsp.models import weights as weights_cache
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.task import FileContext, Task
 
@@ -105,7 +105,7 @@ def test_cached_weights_give_the_ggufs_logits_and_a_damaged_entry_is_rebuilt(
     cache: Path, smollm2: Path
 ) -> None:
     torch = pytest.importorskip("torch")
-    from conductor_lsp.local_models import load_pretrained
+    from conductor_lsp.models.transformers import load_pretrained
 
     how: list[str] = []
     model, tok = load_pretrained(str(smollm2), "cpu", how=how)
@@ -158,7 +158,7 @@ def test_a_bad_quantize_value_is_a_configuration_error() -> None:
 
 async def test_conductor_and_worker_on_one_file_share_one_load(tiny_model_dir: Path) -> None:
     from conductor_lsp.conductor.transformers import TransformersConductor
-    from conductor_lsp.local_models import _LOADED, LocalModel
+    from conductor_lsp.models.transformers import _LOADED, LocalModel
     from conductor_lsp.protocols import Part, WorkerRequest
     from conductor_lsp.workers.local import LocalWorker
 
@@ -169,13 +169,13 @@ async def test_conductor_and_worker_on_one_file_share_one_load(tiny_model_dir: P
     await w.complete(WorkerRequest(system="sys", parts=(Part("hello"),)))
     shared = c.load()
     assert shared is LocalModel.get(str(tiny_model_dir), "cpu")  # auto resolves the same
-    mine = [k for k in _LOADED if k[0] == str(tiny_model_dir.resolve())]
+    mine = [k for k in _LOADED.keys() if k[0] == str(tiny_model_dir.resolve())]  # type: ignore[index]
     assert len(mine) == 1, mine  # one copy of the weights in memory, not two
 
 
 def llama_model() -> Any:
     pytest.importorskip("llama_cpp")
-    from conductor_lsp.local_models import find_smollm2
+    from conductor_lsp.models.transformers import find_smollm2
 
     path = find_smollm2()
     if path is None:
@@ -201,7 +201,7 @@ async def test_the_llama_cpp_path_plans_under_the_grammar(xgrammar: bool) -> Non
 async def test_llama_cpp_worker_and_conductor_share_the_file_and_stop_on_cancel() -> None:
     path = llama_model()
     from conductor_lsp.conductor.llama_cpp import LlamaCppConductor
-    from conductor_lsp.llama_models import LlamaModel
+    from conductor_lsp.models.llama import LlamaModel
     from conductor_lsp.protocols import Part, WorkerRequest
     from conductor_lsp.workers.llama_cpp import LlamaCppWorker
 
@@ -216,7 +216,7 @@ async def test_a_stopped_llama_cpp_generation_ends_between_two_tokens() -> None:
     """Cancel sets the stop event: the answer that a grammar forces to 1,500 tokens ends
     after the tokens written before it, and the model is free for the next call."""
     path = llama_model()
-    from conductor_lsp.llama_models import LlamaModel
+    from conductor_lsp.models.llama import LlamaModel
 
     model = LlamaModel.get(str(path))
     model.xgrammar = False

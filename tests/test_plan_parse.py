@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from conductor_lsp import PlanError
 from conductor_lsp.conductor import parse_plan
-from conductor_lsp.conductor.parse import unreadable
+from conductor_lsp.conductor.output import unreadable
 from conductor_lsp.plan import infer_role
 
 WORKERS = ["analyst", "coder", "tests"]

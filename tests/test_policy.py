@@ -15,8 +15,8 @@ import pytest
 from standin import Seen, StandIn
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
-from conductor_lsp.conductor.policy import Action, Example, Policy
-from conductor_lsp.conductor.static import BASELINE
+from conductor_lsp.conductor.static import DIRECT
+from conductor_lsp.policy import Action, Example, Policy, fit, round_plan
 from conductor_lsp.protocols import WorkerInfo
 
 FAIL = "$ pytest\nFAILED (exit 1)\n- test_x.py::test_x at test_x.py:3: {msg}\n"
@@ -57,16 +57,16 @@ def table_examples() -> list[Example]:
 
 def test_fitting_on_an_outcome_table_routes_as_the_table_says() -> None:
     policy = Policy()
-    policy.fit(table_examples())
+    fit(policy, table_examples())
     unseen = pool("ash", "oak", 2.0)  # names never seen: the policy reads price ranks
     bug, feature = task("bugfix", 99).brief(), task("implement", 99).brief()
     assert policy.p_green(bug, Action("ash", "direct"), unseen) > 0.8
     assert policy.p_green(feature, Action("ash", "direct"), unseen) < 0.3
     assert policy.p_green(feature, Action("oak", "direct"), unseen) > 0.8
-    assert [s.worker for s in policy.plan(bug, unseen, 5, later=False).steps] == ["ash"]
-    assert policy.plan(feature, unseen, 5, later=False).steps[0].worker == "oak"
+    assert [s.worker for s in round_plan(policy, bug, unseen, 5, later=False).steps] == ["ash"]
+    assert round_plan(policy, feature, unseen, 5, later=False).steps[0].worker == "oak"
     # A later round escalates: the strongest worker's retry runs whatever the first pick was.
-    assert policy.plan(bug, unseen, 5, later=True).steps[0].worker == "oak"
+    assert round_plan(policy, bug, unseen, 5, later=True).steps[0].worker == "oak"
 
 
 def test_word_dropout_lets_the_tasks_shape_carry_a_verdict_its_own_words_would_hide() -> None:
@@ -92,7 +92,7 @@ def test_word_dropout_lets_the_tasks_shape_carry_a_verdict_its_own_words_would_h
     chance = {}
     for dropout in (0.0, 0.7):
         policy = Policy()
-        policy.fit(examples, word_dropout=dropout)
+        fit(policy, examples, word_dropout=dropout)
         chance[dropout] = policy.p_green(two_files, Action("ash", "direct"), unseen)
     assert chance[0.7] < chance[0.0] - 0.1, chance
 
@@ -106,7 +106,7 @@ def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_f
     workers = pool("cheap", "dear")
     chance = {"cheap": 0.6, "dear": 0.95}
     policy = Policy(target=0.8)
-    policy.wordings = {"direct": BASELINE}
+    policy.wordings = {"direct": DIRECT}
     monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3)] == ["dear"]
     chance["cheap"] = 0.85
@@ -120,7 +120,7 @@ def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
     tmp_path: Path,
 ) -> None:
     policy = Policy()
-    policy.fit(table_examples())
+    fit(policy, table_examples())
     policy.about = {"examples": 48, "trained_on": ["hand"]}
     path = tmp_path / "policy.json"
     policy.save(path)
@@ -157,7 +157,7 @@ def test_an_online_update_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(os, "replace", crash)
     policy = Policy()
-    policy.fit(table_examples())
+    fit(policy, table_examples())
     with pytest.raises(OSError, match="power cut"):
         policy.save(path)
     assert path.read_bytes() == before  # the old file, whole
@@ -199,7 +199,7 @@ def test_cold_start_is_exactly_static_and_a_policy_picks_the_leaves(
     assert cold == plan_for(plain, bug)
     assert [s.worker for s in cold.steps] == ["big"]  # type: ignore[attr-defined]
     policy = Policy()
-    policy.fit(table_examples())
+    fit(policy, table_examples())
     policy.save(root / "p.json")
     warm = plan_for(root, bug)
     assert warm.source == "policy"  # type: ignore[attr-defined]
@@ -214,9 +214,9 @@ def test_a_model_conductor_receives_the_policys_figures(tmp_path: Path, standin:
     )
     root = workspace(tmp_path / "ws", standin.url, conductor)
     policy = Policy()
-    policy.fit(table_examples())
+    fit(policy, table_examples())
     policy.save(root / "p.json")
-    plan = json.dumps({"model_id": [0], "subtasks": [BASELINE], "access_list": ["all"]})
+    plan = json.dumps({"model_id": [0], "subtasks": [DIRECT], "access_list": ["all"]})
     seen: list[Seen] = []
 
     def respond(s: Seen) -> str:
@@ -241,7 +241,7 @@ def write_episodes(path: Path, examples: list[Example]) -> Path:
             "type": "episode", "id": f"e{i}", "version": 2, "job": f"j{i}", "round": 1,
             "inputs": {"task": e.brief, "workers": workers, "max_steps": 5},
             "plan": {"source": "search", "steps": [
-                {"worker": e.action.worker, "subtask": BASELINE, "role": "generation",
+                {"worker": e.action.worker, "subtask": DIRECT, "role": "generation",
                  "access": []}]},
             "steps": [{"worker": e.action.worker, "cost": e.cost, "seconds": 1.0}],
             "result": {"cost": e.cost, "seconds": 1.0},
@@ -338,7 +338,7 @@ def test_a_cheap_first_pick_that_changes_nothing_escalates_instead_of_stopping(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = workspace(tmp_path / "ws", standin.url, 'backend = "static"\npolicy = "p.json"')
     policy = Policy()
-    policy.fit(table_examples())
+    fit(policy, table_examples())
     policy.save(root / "p.json")
     with_calc_bug(root)
     fixed = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
@@ -366,7 +366,7 @@ def test_the_escalation_asks_the_strongest_what_static_asks_it_first(
         standin.seen.clear()
         root = workspace(tmp_path / name, standin.url, f'backend = "static"{extra}')
         policy = Policy()
-        policy.fit(table_examples())
+        fit(policy, table_examples())
         policy.save(root / "p.json")
         with_calc_bug(root)
         report = fix_job(root)
@@ -377,6 +377,6 @@ def test_the_escalation_asks_the_strongest_what_static_asks_it_first(
     assert rounds == [["small"], ["big"]], rounds
     assert firsts["policy"] == firsts["static"]
     assert (
-        BASELINE in json.dumps(firsts["policy"])
+        DIRECT in json.dumps(firsts["policy"])
         and "previous" not in json.dumps(firsts["policy"]).lower()
     )

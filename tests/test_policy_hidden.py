@@ -16,9 +16,9 @@ import pytest
 from test_policy import FAIL, pool, write_episodes
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
-from conductor_lsp.conductor.policy import Action, Example, Policy
-from conductor_lsp.conductor.policy_features import Hidden, seen_brief
-from conductor_lsp.hidden_state import mean_vector
+from conductor_lsp.models.hidden import mean_vector
+from conductor_lsp.policy import Action, Example, Policy, fit, round_plan
+from conductor_lsp.policy.features import Hidden, seen_brief
 
 
 def twin(n: int) -> str:
@@ -52,14 +52,14 @@ def fitted_on_states(model: str = "stand-in:1") -> Policy:
     policy = Policy(hidden=Hidden(model, mean_vector(list(vectors.values())), bits=16))
     for brief, v in vectors.items():
         policy.see(brief, v)
-    policy.fit(examples)
+    fit(policy, examples)
     return policy
 
 
 def test_hidden_bits_tell_apart_tasks_that_share_every_word() -> None:
     examples, _ = twin_examples()
     words = Policy()
-    words.fit(examples)
+    fit(words, examples)
     states = fitted_on_states()
     unseen = pool("ash", "oak")
     fixes, fails = twin(101), twin(100)
@@ -70,8 +70,8 @@ def test_hidden_bits_tell_apart_tasks_that_share_every_word() -> None:
     assert states.p_green(fails, cheap, unseen) < 0.3
     # Read by its words alone, one kind looks like the other.
     assert abs(words.p_green(fixes, cheap, unseen) - words.p_green(fails, cheap, unseen)) < 0.1
-    assert [s.worker for s in states.plan(fixes, unseen, 3, later=False).steps] == ["ash"]
-    assert states.plan(fails, unseen, 3, later=False).steps[0].worker == "oak"
+    assert [s.worker for s in round_plan(states, fixes, unseen, 3, later=False).steps] == ["ash"]
+    assert round_plan(states, fails, unseen, 3, later=False).steps[0].worker == "oak"
     # A brief the model has not read is a clear error, not a guess.
     with pytest.raises(ConfigError, match="hidden state of stand-in:1"):
         states.p_green(twin(102), cheap, unseen)
@@ -111,7 +111,7 @@ def test_train_policy_reads_the_tasks_with_the_conductor_model_and_the_session_d
 ) -> None:
     """The CLI fits on the conductor model's readings; a session with that conductor reads
     each new brief before the policy speaks, and the conductor's prompt carries the figures."""
-    from conductor_lsp.local_models import LocalModel
+    from conductor_lsp.models.transformers import LocalModel
 
     model = LocalModel.get(str(tiny_model_dir))
     a, b = model.hidden_state(twin(1)), model.hidden_state(twin(2))

@@ -15,8 +15,8 @@ from standin import Behaviour, StandIn
 from test_lsp import workspace
 from test_neovim import run_nvim
 
+from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.errors import EditError
-from conductor_lsp.runtime.episodes import read_episodes
 from conductor_lsp.server.review import plain_json
 
 # Both functions wrong; the tests check both.
@@ -193,7 +193,7 @@ async def test_candidates_are_listed_and_another_is_applied_then_undone(
 
 
 def test_a_candidate_is_not_applied_over_a_file_changed_since_the_job(tmp_path: Path) -> None:
-    from conductor_lsp.fix import checkpoint as cp
+    from conductor_lsp.checkpoints import store as cp
     from conductor_lsp.fix.candidates import Candidate, Round, State, Verdict
     from conductor_lsp.fix.pick import pick
     from conductor_lsp.fix.report import FixReport

@@ -21,7 +21,7 @@ from standin import Behaviour, Seen, StandIn
 
 from conductor_lsp import FixLoop, Plan, Session, Step, Task, load_config
 from conductor_lsp.conductor.search import CAUSE, search_plan
-from conductor_lsp.conductor.static import BASELINE, RETRY
+from conductor_lsp.conductor.static import DIRECT, RETRY
 from conductor_lsp.config.schema import SearchConfig
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.runtime import CandidateJudged, Event, LoopNote
@@ -294,14 +294,14 @@ def test_the_floor_runs_beside_the_conductors_plan(tmp_path: Path, standin: Stan
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert time.monotonic() - t0 < 35  # the 40 s plan was not waited for
-    assert "candidate round 1, baseline step 0 (strong): green" in proc.stdout
+    assert "candidate round 1, floor step 0 (strong): green" in proc.stdout
     when = dict(calls)
     assert set(when) == {"planner", "strong"}  # the plan's quick worker was never called
     assert when["strong"] < when["planner"] + 1.0  # the baseline did not wait for the plan
-    assert "round 1 (baseline)" in proc.stdout
+    assert "round 1 (floor)" in proc.stdout
     episodes = (root / ".conductor" / "episodes.jsonl").read_text().splitlines()
     (episode,) = [json.loads(e) for e in episodes if '"type": "episode"' in e]
-    assert episode["by"] == "baseline" and episode["round"] == 1
+    assert episode["by"] == "floor" and episode["round"] == 1
 
 
 INFOS = [
@@ -315,8 +315,8 @@ FAILING = Task("Fix it", test_failures="$ pytest\nFAILED (exit 1)\n- t at t.py:1
 def test_search_plans_are_independent_leaves() -> None:
     first = search_plan(INFOS, 5, FAILING)
     assert [(s.worker, s.subtask) for s in first.steps] == [
-        ("strong", BASELINE),
-        ("quick", BASELINE),
+        ("strong", DIRECT),
+        ("quick", DIRECT),
         ("strong", CAUSE),
     ]
     assert first.leaves() == (0, 1, 2) and first.source == "search"
@@ -333,15 +333,15 @@ def test_search_plans_are_independent_leaves() -> None:
         for k, o in alone.items()
     }
     assert shapes == {
-        "workers": [("strong", BASELINE), ("quick", BASELINE)],
-        "wording": [("strong", BASELINE), ("strong", CAUSE)],
-        "samples": [("strong", BASELINE)] * 3,
+        "workers": [("strong", DIRECT), ("quick", DIRECT)],
+        "wording": [("strong", DIRECT), ("strong", CAUSE)],
+        "samples": [("strong", DIRECT)] * 3,
     }
     assert len(search_plan(INFOS, 2, FAILING).steps) == 2  # max_steps holds
     later = search_plan(INFOS, 5, Task("Fix it", test_failures="x", previous="it failed"))
     assert [(s.worker, s.subtask) for s in later.steps] == [("strong", RETRY), ("quick", RETRY)]
     # Nothing to judge candidates with: the baseline's one call.
-    assert search_plan(INFOS, 5, Task("Rewrite it")).steps == (Step("strong", BASELINE),)
+    assert search_plan(INFOS, 5, Task("Rewrite it")).steps == (Step("strong", DIRECT),)
 
 
 def test_a_repeated_leaf_samples_and_the_first_stays_greedy(
@@ -474,5 +474,5 @@ def test_the_floor_beside_a_conductor_retraces_statics_rounds(
         retries[backend] = asks[0].body["messages"]
         assert "return b - a" in asks[0].prompt() and "a * b" not in asks[0].prompt()
     rounds = report.rounds  # type: ignore[attr-defined]
-    assert sorted(c.by for c in rounds[0].candidates) == ["baseline", "conductor"]
+    assert sorted(c.lane for c in rounds[0].candidates) == ["conductor", "floor"]
     assert retries["openai"] == retries["static"]

@@ -16,12 +16,12 @@ from standin import Seen, StandIn
 from tiny_model import well_formed
 
 from conductor_lsp import ConductorConfig, Task
+from conductor_lsp.episodes.records import Episode
 from conductor_lsp.eval import load_suite
 from conductor_lsp.learn.grpo import TrainOptions
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.sft import accepted, example, train_from_episodes
 from conductor_lsp.protocols import WorkerInfo
-from conductor_lsp.runtime.records import Episode
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")
@@ -174,7 +174,7 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     # The adapter alone on the base model (conductor.adapter) is the merged model again.
     import torch
 
-    from conductor_lsp.local_models import LocalModel
+    from conductor_lsp.models.transformers import LocalModel
 
     base = LocalModel.get(str(tiny_model_dir), "cpu")
     merged = LocalModel.get(str(out), "cpu")

@@ -20,8 +20,7 @@ from conductor_lsp import (
     WorkerTransportError,
 )
 from conductor_lsp.errors import WorkerEmptyAnswer
-from conductor_lsp.limits import Limits
-from conductor_lsp.protocols import Part, WorkerContext, WorkerRequest
+from conductor_lsp.protocols import Limits, Part, WorkerContext, WorkerRequest
 from conductor_lsp.workers import provider_class
 from conductor_lsp.workers.http import HttpWorker, backoff_delay, parse_retry_after
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import weights_cache
-from ..conductor.policy import Policy
 from ..conductor.registry import BACKENDS
 from ..config.schema import Config
 from ..configure.defaults import local_engines
 from ..errors import ConfigError
-from ..local_models import find_smollm2, has_module
+from ..models import weights as weights_cache
+from ..models.base import has_module
+from ..models.transformers import find_smollm2
+from ..policy.model import Policy
 from ..workers.registry import PROVIDERS
 
 

@@ -13,7 +13,7 @@ from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval import TaskResult, by_strategy, evaluate, load_suite, parse_strategies
 from ..eval.run import StrategyRow
-from ..runtime.state import state_dir
+from ..storage.state import state_dir
 
 
 def results_table(rows: list[StrategyRow]) -> Table:

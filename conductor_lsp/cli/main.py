@@ -17,23 +17,23 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .. import model_stats
+from ..checkpoints import store as checkpoint
+from ..checkpoints.undo import undo
 from ..config.schema import Config, LearnConfig
 from ..configure.load import load_config
+from ..episodes.log import EpisodeLog
 from ..errors import ConductorError
 from ..eval import ORDERS
-from ..fix import checkpoint
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..fix.review import retry_instruction
-from ..fix.undo import undo
-from ..runtime.episodes import EpisodeLog
+from ..models import stats as model_stats
 from ..runtime.events import Event
 from ..runtime.session import Session
 from ..task import Task, file_context
 from ..version import __version__
 from .doctor import report as doctor_report
-from .episodes import show_episodes
 from .evaluate import run_eval
+from .history import show_episodes
 from .render import (
     describe_event,
     plan_notes,

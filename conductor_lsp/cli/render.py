@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from .. import model_stats
 from ..fix.loop import FixReport
+from ..models import stats as model_stats
 from ..plan import Plan, access_text
 from ..runtime.events import (
     CandidateJudged,
@@ -110,8 +110,8 @@ def print_fix_report(console: Console, report: FixReport) -> None:
     console.rule("fix report")
     for rnd in report.rounds:
         for attempt in rnd.attempts:
-            by = f" ({attempt.by})" if attempt.by else ""
-            console.print(f"round {rnd.index}{by}:", markup=False, highlight=False)
+            lane = f" ({attempt.lane})" if attempt.lane else ""
+            console.print(f"round {rnd.index}{lane}:", markup=False, highlight=False)
             console.print(plan_table(attempt.job.plan))
             for line in plan_notes(attempt.job.plan):
                 console.print(f"  {line}", markup=False, highlight=False)

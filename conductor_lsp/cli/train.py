@@ -11,16 +11,16 @@ from rich.console import Console
 
 from ..conductor.registry import make_conductor
 from ..configure.load import load_config
+from ..episodes.log import read_episodes
 from ..errors import ConfigError
 from ..eval.suite import load_suite
 from ..learn.grpo import TaskPool, TrainOptions, held_out_split, train_grpo
-from ..learn.policy_fit import FEATURES, train_policy
 from ..learn.reward import Weights
 from ..learn.rollout import Pool, Rollouts
 from ..learn.sft import train_from_episodes
-from ..local_models import find_smollm2
+from ..models.transformers import find_smollm2
+from ..policy.train import FEATURES, train_policy
 from ..protocols import Conductor, Embedder
-from ..runtime.episodes import read_episodes
 
 
 def model_reader(conductor: Conductor) -> Embedder:

@@ -1,6 +1,6 @@
 """Conductors: write a plan for a task and a pool of workers, found by backend name."""
 
-from .parse import parse_for_workers, parse_plan
+from .output import parse_for_workers, parse_plan
 from .prompt import build_prompt
 from .registry import BACKENDS, backend_class, make_conductor
 from .static import StaticConductor, static_plan

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..local_models import check_adapter, check_quantize
+from ..models.transformers import check_adapter, check_quantize
 
 
 @dataclass

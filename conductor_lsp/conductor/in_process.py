@@ -1,43 +1,36 @@
-"""What the in-process backends (transformers, mlx) share: decoding in a thread that a
-cancelled job stops, then parsing the untrusted text off the event loop too."""
+"""What the in-process backends (transformers, llama-cpp, mlx) share: the plan decoded in a
+thread that a cancelled job stops (``models.base.Decoder``), then the untrusted text
+parsed off the event loop too, and the call priced."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Sequence
 from typing import ClassVar
 
 from ..config.schema import ConductorConfig
-from ..local_models import Generation
+from ..models.base import Decoder, Generation
 from ..plan import ConductorCall, Plan
 from ..protocols import WorkerInfo
 from ..task import Task
 from ..usage import Usage
-from .parse import plan_from_output
+from .output import plan_from_output
 
 
 class InProcessConductor:
-    """What the in-process backends share: ``plan`` decodes in a thread (stoppable when
-    the job is cancelled or the backend closed), then parses the untrusted text off the
-    event loop too, and prices the call. Subclasses set ``name``, ``config`` and
-    ``_stop``, and implement the blocking ``generate``."""
+    """Subclasses set ``name`` and ``config`` and implement the blocking ``generate``,
+    which passes ``self.decoder.stop`` to its engine."""
 
     name: ClassVar[str]
     config: ConductorConfig
-    _stop: threading.Event
+    decoder: Decoder
 
     def generate(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Generation:
         raise NotImplementedError
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
         source, config = self.name, self.config
-        self._stop.clear()
-        try:
-            g = await asyncio.to_thread(self.generate, task, workers, max_steps)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
+        g = await self.decoder.decode(lambda: self.generate(task, workers, max_steps))
         usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
         call = ConductorCall(
             usage, usage.cost(config.price_in, config.price_out), g.seconds, source
@@ -47,4 +40,4 @@ class InProcessConductor:
         )
 
     async def aclose(self) -> None:
-        self._stop.set()
+        await self.decoder.aclose()

@@ -7,17 +7,16 @@ prefix. Shares a loaded file with ``llama-cpp`` workers that name it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..config.options import build
 from ..config.schema import ConductorConfig
 from ..errors import ConfigError
-from ..hidden_state import MAX_TOKENS, model_identity
-from ..llama_models import LlamaEngineOptions, LlamaModel, default_threads, llama_available
-from ..local_models import Generation
-from ..options import build
+from ..models.base import Decoder, Generation
+from ..models.hidden import MAX_TOKENS, model_identity
+from ..models.llama import LlamaEngineOptions, LlamaModel, default_threads, llama_available
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from .decoding import DecodingOptions
@@ -49,7 +48,7 @@ class LlamaCppConductor(InProcessConductor):
         self.config = config
         self.options = build(LlamaOptions, config.options, "conductor", "backend llama-cpp")
         self._model: LlamaModel | None = None
-        self._stop = threading.Event()
+        self.decoder = Decoder()
 
     def load(self) -> LlamaModel:
         if self._model is None:
@@ -80,5 +79,5 @@ class LlamaCppConductor(InProcessConductor):
             max_new_tokens=budget,
             temperature=self.config.temperature,
             grammar=grammar,
-            stop=self._stop,
+            stop=self.decoder.stop,
         )

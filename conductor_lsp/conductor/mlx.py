@@ -8,17 +8,16 @@ directory; GGUF files are not read by mlx-lm.
 from __future__ import annotations
 
 import platform
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..config.options import build
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..hidden_state import MAX_TOKENS, model_identity
-from ..local_models import Generation, has_module
-from ..options import build
+from ..models.base import Decoder, Generation, has_module
+from ..models.hidden import MAX_TOKENS, model_identity
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from .decoding import DecodingOptions
@@ -87,7 +86,7 @@ class MLXConductor(InProcessConductor):
         self.options = build(self.Options, config.options, "conductor", "backend mlx")
         self._loaded: tuple[Any, Any] | None = None
         self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
-        self._stop = threading.Event()
+        self.decoder = Decoder()
 
     def load(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -159,7 +158,7 @@ class MLXConductor(InProcessConductor):
             first = first or time.monotonic()
             pieces.append(r.text)
             out_tokens = r.generation_tokens
-            if self._stop.is_set():
+            if self.decoder.stop.is_set():
                 break
         now = time.monotonic()
         return Generation(

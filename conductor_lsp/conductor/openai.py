@@ -17,16 +17,16 @@ import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from ..config.options import build
 from ..config.schema import ConductorConfig, EndpointConfig, WorkerConfig
 from ..errors import ConductorError, ConfigError, WorkerStatusError
-from ..options import build
 from ..plan import ConductorCall, Plan
 from ..protocols import Check, Part, WorkerInfo, WorkerRequest
 from ..task import Task
 from ..workers.openai import OpenAICompatibleWorker
 from .decoding import DecodingOptions
 from .grammar import plan_grammar, plan_schema, worst_case_json_tokens
-from .parse import plan_from_output
+from .output import plan_from_output
 from .prompt import Format, build_prompt
 
 #: Ways to ask for structured output, most standard first; "text" asks for none.

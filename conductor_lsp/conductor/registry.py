@@ -5,8 +5,8 @@ is a distribution that declares its class under the ``conductor_lsp.backends`` e
 from __future__ import annotations
 
 from ..config.schema import ConductorConfig, SearchConfig
+from ..plugins import Registry
 from ..protocols import Conductor, ConductorClass
-from ..registry import Registry
 
 BACKENDS: Registry[ConductorClass] = Registry(
     "conductor backend",

@@ -22,7 +22,7 @@ from ..config.schema import ConductorConfig, SearchConfig
 from ..plan import Plan, Step, infer_role
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from .static import BASELINE, RETRY, StaticConductor, static_plan, strongest
+from .static import DIRECT, RETRY, StaticConductor, static_plan, strongest
 
 #: The second wording: with the real local pair it solved bugs the direct wording missed.
 CAUSE = "Find the cause of the failing tests and name the lines to change."
@@ -48,10 +48,10 @@ def search_plan(
     if task.previous:
         steps = [Step(w.name, RETRY, (), "debugging") for w in (strong, *others)]
     else:
-        steps = [Step(w.name, BASELINE, (), "generation") for w in (strong, *others)]
+        steps = [Step(w.name, DIRECT, (), "generation") for w in (strong, *others)]
         if o.wording:
             steps.insert(min(2, len(steps)), Step(strong.name, CAUSE, (), infer_role(CAUSE)))
-        steps += [Step(strong.name, BASELINE, (), "generation")] * (o.samples - 1)
+        steps += [Step(strong.name, DIRECT, (), "generation")] * (o.samples - 1)
     return Plan(steps=tuple(steps[: max(1, max_steps)]), source="search")
 
 

@@ -29,7 +29,8 @@ DEBUGGING = (
     "Review the proposed change against the task and the failing tests; fix any mistake "
     "and write the complete final change."
 )
-BASELINE = "Make the change the task asks for: write the code change."
+#: static's own first call: "direct" in the policy's wordings.
+DIRECT = "Make the change the task asks for: write the code change."
 RETRY = (
     "The previous attempt did not make the tests pass (see the failures and what happened). "
     "Find what is still wrong and write the corrected code change."
@@ -63,7 +64,7 @@ def static_plan(
     if task is not None and task.previous:
         step = Step(coder.name, RETRY, "all", "debugging")
     else:
-        step = Step(coder.name, BASELINE, "all", "generation")
+        step = Step(coder.name, DIRECT, "all", "generation")
     name = f"single:{pinned}" if pinned else "static"
     source = f"{name} (fallback: {note})" if note else name
     return Plan(steps=(step,), source=source, notes=(note,) if note else ())

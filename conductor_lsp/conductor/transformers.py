@@ -7,15 +7,15 @@ and (unlike lm-format-enforcer at the time of writing) supports transformers 5.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from ..config.options import build
 from ..config.schema import ConductorConfig
 from ..errors import BackendUnavailable, ConfigError
-from ..hidden_state import MAX_TOKENS, model_identity
-from ..local_models import Generation, LocalModel, has_module, local_models_available
-from ..options import build
+from ..models.base import Decoder, Generation, has_module
+from ..models.hidden import MAX_TOKENS, model_identity
+from ..models.transformers import LocalModel, local_models_available
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from .decoding import TransformersOptions
@@ -44,7 +44,7 @@ class TransformersConductor(InProcessConductor):
         self.options = build(self.Options, config.options, "conductor", "backend transformers")
         self._model: LocalModel | None = None
         self._grammars: dict[tuple[int, int, frozenset[int]], Any] = {}
-        self._stop = threading.Event()
+        self.decoder = Decoder()
 
     def load(self) -> LocalModel:
         if self._model is None:
@@ -97,7 +97,7 @@ class TransformersConductor(InProcessConductor):
             max_new_tokens=budget,
             temperature=self.config.temperature,
             logits_processors=processors,
-            stop=self._stop,
+            stop=self.decoder.stop,
         )
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..edits.model import EditsConfig
-from ..plan import DEFAULT_MAX_STEPS
+
+#: Most steps a plan may have, unless ``[conductor] max_steps`` says otherwise.
+DEFAULT_MAX_STEPS = 5
 
 
 @dataclass

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..conductor.registry import AUTO, BACKENDS
 from ..config.schema import Config, WorkerConfig
-from ..llama_models import llama_available
-from ..local_models import find_smollm2, local_models_available
+from ..models.llama import llama_available
+from ..models.transformers import find_smollm2, local_models_available
 from ..workers.registry import PROVIDERS
 
 DEFAULT_TEST_COMMAND = "python -m pytest -q"

@@ -15,11 +15,11 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from ..conductor.policy import Policy
 from ..conductor.registry import AUTO, BACKENDS
+from ..config.options import check_extra, field_docs, fill, own_options
 from ..config.schema import SECTIONS, Config, WorkerConfig
 from ..errors import ConfigError
-from ..options import check_extra, field_docs, fill, own_options
+from ..policy.model import Policy
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
 

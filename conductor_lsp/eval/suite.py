@@ -16,8 +16,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checkpoints.git import init_repository
 from ..errors import ConfigError
-from ..repo import init_repository
 
 TASK_FILE = "task.toml"
 KINDS = ("bugfix", "implement")

@@ -1,8 +1,8 @@
 """Fix and test: the loop, its candidates and sandboxes, what it shows the conductor, and
 checkpoints."""
 
+from ..checkpoints.store import Checkpoint
 from .candidates import Candidate, Round, State, Verdict
-from .checkpoint import Checkpoint
 from .loop import DEFAULT_INSTRUCTION, FixLoop, FixReport
 
 __all__ = [

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..conductor.static import BASELINE, RETRY, strongest
-from ..plan import access_text
+from ..conductor.static import strongest
+from ..episodes.records import LEAF_REFUSED_KEEP, Leaf
+from ..plan import Lane
 from ..runtime.results import JobResult, StepResult
 from ..testrun import TestRun
 
@@ -59,8 +60,8 @@ class Candidate:
 
     round: int
     step: StepResult
-    #: "conductor" or "baseline" when the floor ran beside a conductor's plan; '' otherwise.
-    by: str = ""
+    #: Which of the round's plans gave it.
+    lane: Lane = Lane.PLAN
     verdict: Verdict | None = None
     #: Its state when its edit applied and a whole-suite run judged it.
     state: State | None = None
@@ -81,22 +82,32 @@ class Candidate:
     @property
     def order(self) -> tuple[int, int]:
         """Its place in the round's plans, which breaks ties: not the order in which the
-        answers came back. The floor's baseline comes before a conductor's plan, so that a
-        tie leaves the next round where static's next round starts."""
-        return (self.by == "conductor", self.step.index)
+        answers came back. The floor comes before a conductor's plan, so that a tie leaves
+        the next round where static's next round starts."""
+        return (self.lane is Lane.CONDUCTOR, self.step.index)
 
     @property
     def label(self) -> str:
-        by = f"{self.by} " if self.by else ""
-        return f"round {self.round}, {by}step {self.step.index} ({self.worker})"
+        lane = f"{self.lane} " if self.lane else ""
+        return f"round {self.round}, {lane}step {self.step.index} ({self.worker})"
+
+    def leaf(self) -> Leaf | None:
+        """Its own verdict as the episode records it (None: never judged, another
+        candidate was green first, so it says nothing)."""
+        v = self.verdict
+        if v is None:
+            return None
+        failing = None if v.tests is None else v.tests.failing
+        refused = v.errors[:LEAF_REFUSED_KEEP]
+        return Leaf(self.step.index, self.worker, tuple(v.applied), refused, v.green, failing)
 
 
 @dataclass
 class Attempt:
-    """One job of a round: a plan and its run; ``by`` as for ``Candidate``; ``brief``, the
-    task as its conductor saw it."""
+    """One job of a round: a plan and its run, in its lane; ``brief``, the task as its
+    conductor saw it."""
 
-    by: str
+    lane: Lane
     job: JobResult
     brief: str = ""
 
@@ -126,7 +137,7 @@ class Round:
         return all(c.worker != top for c in self.candidates)
 
     def of(self, attempt: Attempt) -> list[Candidate]:
-        return [c for c in self.candidates if c.by == attempt.by]
+        return [c for c in self.candidates if c.lane is attempt.lane]
 
     def best(self) -> Candidate | None:
         """The candidate with the fewest failing tests on a whole run (plan order breaks
@@ -140,8 +151,8 @@ class Round:
 
     def lead(self) -> Candidate | None:
         """The candidate the next round debugs from (its files and its history): the best,
-        if it beat the round's start; else the first in plan order, the baseline's own
-        call, so the strongest's retry starts where static's retry starts."""
+        if it beat the round's start; else the first in plan order, static's own call
+        where the floor runs, so the strongest's retry starts where static's retry starts."""
         best = self.best()
         if best is not None and best.state is not None and best.state.beats(self.base):
             return best
@@ -157,90 +168,6 @@ class Round:
         )
 
 
-def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
-    """What the next round is told about this one (its recursion): each plan, each
-    candidate's edits and errors, and the tests afterwards."""
-    parts = []
-    for attempt in attempts if attempts is not None else rnd.attempts:
-        job = attempt.job
-        steps = "\n".join(
-            f"  {i}. {s.worker} ({s.role}, sees {access_text(s.access)}): {s.subtask}"
-            for i, s in enumerate(job.plan.steps)
-        )
-        lines = [
-            f"Plan ({job.plan.source}):\n{steps}",
-            f"Job outcome: {job.outcome} {job.reason}".rstrip(),
-        ]
-        candidates = rnd.of(attempt)
-        if not candidates:
-            lines.append("No edit was applied.")
-        for c in candidates:
-            lines += _candidate_lines(c, len(candidates) > 1)
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts)
-
-
-def describe_leaf(rnd: Round, cand: Candidate, source: str = "") -> str:
-    """The next round's history when it debugs from one candidate: that leaf alone, as
-    the one-step plan it was (``source``, else its plan's own). For the baseline's own
-    call (``source`` "static") this is the very text ``static`` would show, so search's
-    first leaf retraces static's rounds."""
-    attempt = next(a for a in rnd.attempts if a.by == cand.by)
-    step = cand.step.step
-    job = attempt.job
-    source = source or job.plan.source
-    lines = [
-        f"Plan ({source}):\n  0. {step.worker} ({step.role}, sees all): {step.subtask}",
-        f"Job outcome: {job.outcome} {job.reason}".rstrip(),
-        *_candidate_lines(cand, False),
-    ]
-    return "\n".join(lines)
-
-
-def _candidate_lines(c: Candidate, named: bool) -> list[str]:
-    v = c.verdict or Verdict()
-    head = f"Answer of step {c.step.index} ({c.worker}): " if named else ""
-    lines = [
-        f"{head}Edits applied to: {', '.join(v.applied)}"
-        if v.applied
-        else f"{head}No edit was applied."
-    ]
-    if v.errors:
-        lines.append(f"Edit errors:\n{v.errors}")
-    if v.tests is not None:
-        state = "PASSED" if v.tests.passed else f"{v.tests.failing} failing"
-        lines.append(f"Tests afterwards: {state}")
-    return lines
-
-
-def leaf_records(candidates: Sequence[Candidate]) -> list[dict[str, object]]:
-    """Each judged leaf's own verdict, for the episode (training needs every one; a leaf
-    stopped before it was judged says nothing, so it is left out)."""
-    out: list[dict[str, object]] = []
-    for c in candidates:
-        v = c.verdict
-        if v is None:  # never judged: another candidate was green first
-            continue
-        out.append(
-            {
-                "step": c.step.index,
-                "worker": c.worker,
-                "applied": list(v.applied),
-                "refused": v.errors[:500],
-                "green": v.green,
-                "failing_after": None if v.tests is None else v.tests.failing,
-            }
-        )
-    return out
-
-
 def escalated(rounds: Sequence[Round]) -> bool:
     """Whether the pool's strongest worker has given no candidate in any round yet."""
     return bool(rounds) and all(r.escalates() for r in rounds)
-
-
-def follow(rnd: Round, lead: Candidate) -> str:
-    """Its history is that leaf alone: for the baseline's call, the very text static's
-    retry sees (the floor, kept across rounds), not every sibling's failure."""
-    static = lead.step.step.subtask in (BASELINE, RETRY)
-    return describe_leaf(rnd, lead, "static" if static else "")

@@ -13,8 +13,6 @@ from ..task import MAX_FILE_CHARS, FileContext
 from ..testrun import TestRun
 
 MAX_CONTEXT_FILES = 8
-#: Files an answer names that the next round shows, at most.
-MAX_NAMED_FILES = 3
 _NAMED = re.compile(r"(?<![\w./-])([\w][\w./-]*\.py)\b")
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
 
@@ -72,13 +70,20 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
 
 
 def named_files(
-    root: Path, texts: list[str], shown: set[str], deny: list[str], known: Iterable[str] = ()
+    root: Path,
+    texts: list[str],
+    shown: set[str],
+    deny: list[str],
+    known: Iterable[str] = (),
+    most: int = 3,
 ) -> list[str]:
     """Workspace Python files the answers name that the round did not show (an analysis
     that read the repository map and named the module at fault): the next round shows
-    them, so a worker can edit what it could only name before. The first few, in order
-    of first mention; a bare name (``tax.py``) counts when exactly one ``known`` file (the
-    repository map's) has it."""
+    them, so a worker can edit what it could only name before. The first ``most`` (``[fix]
+    named_files``, less what earlier rounds named), in order of first mention; a bare
+    name (``tax.py``) counts when exactly one ``known`` file (the repository map's) has it."""
+    if most <= 0:
+        return []
     by_name: dict[str, list[str]] = {}
     for rel in known:
         by_name.setdefault(PurePosixPath(rel).name, []).append(rel)
@@ -91,7 +96,7 @@ def named_files(
                 rel = same[0] if len(same) == 1 and _is_file(root, same[0], deny) else ""
             if rel and rel not in shown and rel not in out:
                 out.append(rel)
-                if len(out) == MAX_NAMED_FILES:
+                if len(out) >= most:
                     return out
     return out
 

@@ -14,14 +14,15 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..checkpoints import store as cp
 from ..edits.hunks import apply_hunks, hunks_of
 from ..edits.paths import check_path
 from ..edits.workspace import replace_files
 from ..errors import ConductorError, EditError
-from . import checkpoint as cp
 from .candidates import State
 from .report import FixReport
 from .review import Reviewer
+from .stops import FixOutcome
 
 
 def files_diff(before: Mapping[str, bytes | None], after: Mapping[str, bytes]) -> str:
@@ -148,7 +149,8 @@ class Finisher:
                 why, files = f"the review failed: {e}", {}
             if not files and not why:
                 self.note(0, "every hunk was rejected: the workspace is unchanged")
-                report.outcome = "failed" if report.outcome == "green" else report.outcome
+                if report.outcome is FixOutcome.GREEN:
+                    report.outcome = FixOutcome.FAILED
                 report.reason = "rejected in review"
                 return
         if not why:
@@ -187,8 +189,8 @@ class Finisher:
             f"{kept.ref}: `conductor-lsp undo --ref {kept.ref}` applies it (your current "
             "state is saved first)"
         )
-        if report.outcome == "green":
-            report.outcome = "failed"
+        if report.outcome is FixOutcome.GREEN:
+            report.outcome = FixOutcome.FAILED
         self.note(0, report.reason)
 
 

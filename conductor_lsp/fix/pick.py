@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checkpoints import store as cp
 from ..edits.paths import check_path
 from ..errors import EditError
-from . import checkpoint as cp
 from .candidates import Candidate
 from .finish import changed_since, files_diff, write_verified
 from .report import FixReport

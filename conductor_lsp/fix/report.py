@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..checkpoints import store as cp
+from ..episodes.records import Episode
 from ..testrun import TestRun
 from ..usage import Tally
-from . import checkpoint as cp
 from .candidates import Candidate, Round
-from .stops import Outcome
+from .stops import FixOutcome
 
 
 @dataclass
 class FixReport:
-    outcome: Outcome
+    outcome: FixOutcome
     reason: str
     start: TestRun
     end: TestRun
@@ -37,6 +38,8 @@ class FixReport:
     tallies: dict[str, Tally] = field(default_factory=dict)
     #: The conductor's calls over all rounds.
     conductor: Tally = field(default_factory=Tally)
+    #: Each plan's episode with its outcome joined, as recorded (what online learning reads).
+    episodes: list[Episode] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:

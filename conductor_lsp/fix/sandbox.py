@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ..checkpoints.git import GIT_IDENTITY
+from ..checkpoints.store import Checkpoint, workspace_key
 from ..errors import CheckpointError
-from ..repo import GIT_IDENTITY
-from ..user_cache import cache_home
-from .checkpoint import Checkpoint, workspace_key
+from ..storage.cache import cache_home
 
 #: Ignored folders the tests may need, linked into every sandbox when the workspace has them.
 ENV_DIRS = (".venv", "venv", "node_modules")

@@ -2,25 +2,35 @@
 
     Stop
     +-- Green         the tests pass
-    +-- OutOfBudget   calls, $, seconds or rounds spent ("budget: ...")
     +-- Stuck         a round changed nothing: no edit twice, the same failures, the same edit
     +-- Cancelled     the user (or the editor) cancelled
 
-``FixLoop.run`` catches them in one place and records the outcome; a job that runs
-out of rounds while still failing ends ``failed`` unless a stop said otherwise.
+A budget that runs out (calls, $, seconds, rounds) is ``errors.BudgetExceeded``, raised
+where it is spent (the meter, the engine, the last round) and caught by the loop as it
+is, beside these. ``FixLoop.run`` catches them in one place and records the outcome; a
+job that runs out of rounds while still failing ends ``budget``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from enum import StrEnum
+from typing import ClassVar
 
-Outcome = Literal["green", "budget", "stuck", "failed", "cancelled"]
+
+class FixOutcome(StrEnum):
+    """How a fix job ended."""
+
+    GREEN = "green"
+    BUDGET = "budget"
+    STUCK = "stuck"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
 
 
 class Stop(Exception):
     """Ends the fix loop early with its class's outcome."""
 
-    outcome: ClassVar[Outcome] = "failed"
+    outcome: ClassVar[FixOutcome] = FixOutcome.FAILED
 
     @property
     def reason(self) -> str:
@@ -28,19 +38,15 @@ class Stop(Exception):
 
 
 class Green(Stop):
-    outcome = "green"
-
-
-class OutOfBudget(Stop):
-    outcome = "budget"
+    outcome = FixOutcome.GREEN
 
 
 class Stuck(Stop):
-    outcome = "stuck"
+    outcome = FixOutcome.STUCK
 
 
 class Cancelled(Stop):
-    outcome = "cancelled"
+    outcome = FixOutcome.CANCELLED
 
 
-__all__ = ["Cancelled", "Green", "OutOfBudget", "Outcome", "Stop", "Stuck"]
+__all__ = ["Cancelled", "FixOutcome", "Green", "Stop", "Stuck"]

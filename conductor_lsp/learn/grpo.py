@@ -191,7 +191,7 @@ def train_grpo(
     import torch
     from datasets import Dataset
 
-    from ..local_models import load_pretrained
+    from ..models.transformers import load_pretrained
     from .progress import TrainingProgress, save_outputs
 
     torch.manual_seed(options.seed)

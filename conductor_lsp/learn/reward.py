@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config.schema import LearnConfig
-from ..runtime.records import Episode, Outcome
+from ..episodes.records import Episode, OutcomeRecord
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Weights:
         return cls(learn.cost_weight, learn.seconds_weight, learn.format_penalty)
 
 
-def success(outcome: Outcome | None, undone: bool = False) -> float:
+def success(outcome: OutcomeRecord | None, undone: bool = False) -> float:
     """1 for green, else the share of the failing tests fixed; 0 if anything broke."""
     if outcome is None or undone:
         return 0.0
@@ -43,7 +43,7 @@ def success(outcome: Outcome | None, undone: bool = False) -> float:
 
 
 def reward(episode: Episode, weights: Weights | None = None) -> float:
-    """The reward of one joined episode (see ``runtime.episodes.read_episodes``)."""
+    """The reward of one joined episode (see ``episodes.log.read_episodes``)."""
     weights = weights or Weights()
     # A fix the user rejected (any hunk, in review) or undid is no success, however green.
     value = success(episode.outcome, episode.undone or bool(episode.rejected))

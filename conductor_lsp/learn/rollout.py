@@ -16,18 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..conductor.parse import parse_for_workers
+from ..conductor.output import parse_for_workers
 from ..config.schema import Config
 from ..configure.load import derive
 from ..edits.workspace import apply_output_to_disk
+from ..episodes.records import Episode, OutcomeRecord
 from ..errors import ConductorError, PlanError
 from ..eval.suite import SuiteTask, prepare
 from ..fix.context import context_files
 from ..fix.guard import test_guard
 from ..protocols import WorkerInfo
 from ..runtime.budget import Meter
-from ..runtime.episodes import failing_ids
-from ..runtime.records import Episode, Outcome
 from ..runtime.session import Session
 from ..task import Task
 from ..testrun import TestRun, run_tests
@@ -146,14 +145,8 @@ class Rollouts:
                 after = run
             if run.passed:
                 break
-        was, now = failing_ids(start.run), failing_ids(after)
-        green = bool(after is not None and after.passed)
-        outcome = Outcome(
-            _tuple(was),
-            _tuple(now),
-            None if was is None or now is None else tuple(sorted(set(now) - set(was))),
-            green=green,
-        )
+        outcome = OutcomeRecord.of_runs(start.run, after)
+        green = outcome.green
         episode = Episode("rollout", outcome=outcome, cost=job.cost, seconds=job.seconds)
         value = reward(episode, self.weights)
         return Rollout(
@@ -179,6 +172,3 @@ class Rollouts:
 
         return list(await asyncio.gather(*(one(*item) for item in items)))
 
-
-def _tuple(ids: list[str] | None) -> tuple[str, ...] | None:
-    return None if ids is None else tuple(ids)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..conductor.grammar import plan_grammar, worst_case_tokens
 from ..conductor.prompt import ConductorPrompt
-from ..local_models import encode_chat
+from ..models.transformers import encode_chat
 
 #: A worker line of the conductor prompt: "2: name, description[, a tool: ...], price".
 _WORKER_LINE = re.compile(r"^(\d+): .*$", re.M)

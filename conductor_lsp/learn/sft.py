@@ -17,7 +17,8 @@ from typing import Any
 
 from ..conductor.grammar import render_lists
 from ..conductor.prompt import prompt_for
-from ..runtime.records import Episode
+from ..episodes.records import Episode
+from ..plan import Lane
 from .grpo import TrainOptions, _import_training, lora, quiet
 from .reward import Weights, reward
 
@@ -35,7 +36,7 @@ def _baselines(
         if _is_conductor(e) or e.outcome is None:
             continue
         value = reward(e, weights)
-        if e.by == "baseline":
+        if e.lane is Lane.FLOOR:
             by_round[(e.job, e.round)] = value
         by_task.setdefault(e.task, []).append(value)
     return by_round, by_task
@@ -92,7 +93,7 @@ def train_from_episodes(
     import torch
     from datasets import Dataset
 
-    from ..local_models import load_pretrained
+    from ..models.transformers import load_pretrained
     from .progress import save_outputs
 
     chosen = accepted(episodes, weights)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..runtime.records import Episode
+from ..episodes.records import Episode
 from .reward import Weights, reward
 
 

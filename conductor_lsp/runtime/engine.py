@@ -18,23 +18,19 @@ from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan
 from ..protocols import WorkerResponse
 from ..task import Task
-from ..testrun import clip
 from ..usage import Tally
 from ..workers.pool import WorkerPool
 from .budget import Meter
 from .events import EventSink, JobDone, PlanReady, StepFinished, StepStarted, ignore
 from .requests import build_request, repeats
-from .results import JobResult, Outcome, StepResult
+from .results import JobOutcome, JobResult, StepResult
 from .trace import Trace
-
-#: How much of a conductor's raw answer a trace keeps: its head and its tail.
-RAW_KEEP = 4_000
 
 
 def plan_record(plan: Plan) -> dict[str, object]:
     """The trace's view of a plan: the steps and the conductor's call (in ``plan``), its
     raw text (bounded) and, for a fallback, why the conductor's own answer was not used."""
-    record: dict[str, object] = {"plan": plan.to_json(), "raw": clip(plan.raw, RAW_KEEP, RAW_KEEP)}
+    record: dict[str, object] = {"plan": plan.to_json(), "raw": plan.kept_raw()}
     if plan.error:
         record["error"] = plan.error
     return record
@@ -109,46 +105,46 @@ class Engine:
         if self._early_reason:  # told to finish before it began: nothing more is needed
             for t in self._tasks:
                 t.cancel()
-        outcome: Outcome = "done"
+        outcome = JobOutcome.DONE
         reason = ""
         try:
             async with asyncio.timeout(self.meter.seconds_left()):
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         except TimeoutError:
-            outcome, reason = "budget", self.meter.time_spent()
+            outcome, reason = JobOutcome.BUDGET, self.meter.time_spent()
         except asyncio.CancelledError:
             self.cancel("cancelled")
             await asyncio.gather(*self._tasks, return_exceptions=True)
-            self._finish(plan, results, "cancelled", "cancelled", started, tallies)
+            self._finish(plan, results, JobOutcome.CANCELLED, "cancelled", started, tallies)
             raise
         finally:
             for t in self._tasks:
                 t.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._cancel_reason:
-            outcome, reason = "cancelled", self._cancel_reason
+            outcome, reason = JobOutcome.CANCELLED, self._cancel_reason
         for r in results:
             if not r.answered and not r.error and not r.skipped:
                 r.skipped = reason or self._early_reason or "not run"
-        if outcome == "done":
+        if outcome is JobOutcome.DONE:
             outcome, reason = self._outcome(plan, results)
         return self._finish(plan, results, outcome, reason, started, tallies)
 
-    def _outcome(self, plan: Plan, results: list[StepResult]) -> tuple[Outcome, str]:
+    def _outcome(self, plan: Plan, results: list[StepResult]) -> tuple[JobOutcome, str]:
         errors = [r for r in results if r.error]
         if any(results[i].ok for i in plan.leaves()):
-            return "done", ""
+            return JobOutcome.DONE, ""
         if self._budget_reason:
-            return "budget", self._budget_reason
+            return JobOutcome.BUDGET, self._budget_reason
         if errors:
-            return "failed", f"step {errors[0].index} failed: {errors[0].error}"
-        return "failed", "the last step produced no answer"
+            return JobOutcome.FAILED, f"step {errors[0].index} failed: {errors[0].error}"
+        return JobOutcome.FAILED, "the last step produced no answer"
 
     def _finish(
         self,
         plan: Plan,
         results: list[StepResult],
-        outcome: Outcome,
+        outcome: JobOutcome,
         reason: str,
         started: float,
         tallies: dict[str, Tally],

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Literal
+from enum import StrEnum
 
-from ..plan import Plan, Step
+from ..episodes.records import Episode, StepBill
+from ..plan import Lane, Plan, Step
 from ..protocols import WorkerInfo
+from ..task import Task
 from ..usage import Tally, Usage
 
-Outcome = Literal["done", "budget", "cancelled", "failed"]
+
+class JobOutcome(StrEnum):
+    """How one job (a plan run on the workers) ended."""
+
+    DONE = "done"
+    BUDGET = "budget"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
 
 
 @dataclass
@@ -33,7 +43,7 @@ class StepResult:
 class JobResult:
     plan: Plan
     steps: list[StepResult]
-    outcome: Outcome
+    outcome: JobOutcome
     reason: str = ""
     seconds: float = 0.0
     #: Per worker.
@@ -43,6 +53,8 @@ class JobResult:
     trace_path: str = ""
     #: The id of this job's episode record ('' when not recording).
     episode: str = ""
+    #: This job as its episode (built whether or not the log records it).
+    recorded: Episode | None = None
     #: The pool as the conductor was told of it (what a routing policy learns against).
     workers: tuple[WorkerInfo, ...] = ()
 
@@ -62,3 +74,36 @@ class JobResult:
     def cost(self) -> float:
         """Workers and conductor together."""
         return sum(t.cost for t in self.tallies.values()) + self.conductor.cost
+
+    def record(
+        self,
+        task: Task,
+        max_steps: int,
+        conductor: str,
+        *,
+        job: str = "",
+        round_index: int = 0,
+        lane: Lane = Lane.PLAN,
+    ) -> Episode:
+        """This job as its episode: what the conductor was asked (``task``, the pool it
+        was told of), wrote and cost, and what each step cost."""
+        plan = dataclasses.replace(self.plan, raw=self.plan.kept_raw())
+        bills = tuple(
+            StepBill(r.step.worker, r.cost, r.elapsed, r.error, r.skipped, r.step.role, r.usage)
+            for r in self.steps
+        )
+        return Episode(
+            job=job,
+            round=round_index,
+            lane=lane,
+            conductor=conductor,
+            task=task.brief(),
+            workers=self.workers,
+            max_steps=max_steps,
+            plan=plan,
+            bills=bills,
+            result=str(self.outcome),
+            reason=self.reason,
+            cost=self.cost,
+            seconds=self.seconds,
+        )

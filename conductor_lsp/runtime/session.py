@@ -8,21 +8,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..conductor.policy import Policy, steer
-from ..conductor.policy_reading import read_briefs
 from ..conductor.registry import make_conductor
 from ..conductor.static import static_plan
 from ..config.schema import Config
+from ..episodes.log import EpisodeLog
+from ..episodes.records import Episode
 from ..errors import BackendUnavailable, BudgetExceeded, ConfigError, PlanError, WorkerError
-from ..plan import Plan
+from ..plan import Lane, Plan
+from ..policy import Policy, figures, learn_online, read_briefs, round_plan, steer
 from ..protocols import Conductor, Embedder, WorkerInfo
 from ..task import Task
 from ..workers.pool import WorkerPool
 from .budget import Meter
 from .engine import Engine, plan_record
-from .episodes import EpisodeLog
 from .events import EventSink, JobDone, PlanReady, ignore
-from .results import JobResult, StepResult
+from .results import JobOutcome, JobResult, StepResult
 from .trace import Trace, new_trace_path
 
 
@@ -122,11 +122,11 @@ class Session:
             await self.read_brief(task.brief())
         if self.policy is not None and not self.conductor.asks_model:
             left = meter.limits.max_cost - meter.cost
-            return self.policy.plan(
-                task.brief(), infos, max_steps, later=bool(task.previous), budget=left
+            return round_plan(
+                self.policy, task.brief(), infos, max_steps, later=bool(task.previous), budget=left
             )
         if self.policy is not None:
-            task = dataclasses.replace(task, hints=self.policy.figures(task.brief(), infos))
+            task = dataclasses.replace(task, hints=figures(self.policy, task.brief(), infos))
         try:
             async with asyncio.timeout(meter.seconds_left()):
                 plan = await make_plan(self.conductor, task, infos, max_steps)
@@ -158,11 +158,11 @@ class Session:
         on_leaf: Callable[[StepResult], None] | None = None,
         job: str = "",
         round_index: int = 0,
-        by: str = "",
+        lane: Lane = Lane.PLAN,
     ) -> JobResult:
         """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel,
-        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round_index`` and ``by`` go
-        into the episode record (which job, which round, conductor or baseline)."""
+        ``on_leaf`` each candidate answer as it arrives. ``job``, ``round_index`` and ``lane``
+        go into the episode record (which job, which round, which of its plans)."""
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
         started = time.monotonic()
@@ -185,16 +185,15 @@ class Session:
                 engine_ref.append(engine)
             result = await engine.run(plan, task, started=started, on_leaf=on_leaf)
             result.workers = tuple(infos)
-            result.episode = self.episodes.episode(
+            result.recorded = result.record(
                 task,
-                infos,
                 self.config.conductor.max_steps,
                 self.conductor.name,
-                result,
                 job=job,
                 round_index=round_index,
-                by=by,
+                lane=lane,
             )
+            result.episode = self.episodes.episode(result.recorded)
             return result
         finally:
             trace.close()
@@ -204,10 +203,20 @@ class Session:
         plan = Plan(steps=(), source="none", error=reason)
         on_event(PlanReady(plan))
         trace.write("plan", **plan_record(plan))
-        result = JobResult(plan, [], "budget", reason, time.monotonic() - started)
-        trace.write("done", outcome="budget", reason=reason, cost=0.0)
+        result = JobResult(plan, [], JobOutcome.BUDGET, reason, time.monotonic() - started)
+        trace.write("done", outcome=JobOutcome.BUDGET, reason=reason, cost=0.0)
         on_event(JobDone(result))
         return result
+
+    def learn_online(self, episodes: Sequence[Episode]) -> None:
+        """Update the policy file (``[conductor] policy``) from one job's episodes, and
+        plan with the result; blocking, so run it in a thread."""
+        if self.policy_path is None:
+            return
+        embed = self.reader.embed if self.reader is not None else None
+        learned = learn_online(self.policy_path, self.policy, episodes, embed)
+        if learned is not None:
+            self.policy = learned
 
     async def aclose(self) -> None:
         await self.pool.aclose()

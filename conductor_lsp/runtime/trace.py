@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from ..secrets import REDACTED, Secret, scrub
-from .state import ensure_ignored
-
-_SECRET_FIELDS = re.compile(r"(authorization|api[-_]?key|x-goog-api-key|token|secret)", re.I)
-
-
-def redact(value: Any, secrets: Iterable[Secret | None]) -> Any:
-    """Drop secret-looking fields and scrub key values anywhere in ``value``."""
-    secrets = list(secrets)
-    if isinstance(value, dict):
-        return {
-            k: REDACTED
-            if _SECRET_FIELDS.search(str(k)) and isinstance(v, str)
-            else redact(v, secrets)
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [redact(v, secrets) for v in value]
-    if isinstance(value, str):
-        return scrub(value, secrets)
-    return value
+from ..secrets import Secret, redact
+from ..storage.state import ensure_ignored
 
 
 class Trace:

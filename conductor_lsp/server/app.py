@@ -24,7 +24,7 @@ from pygls.protocol import LanguageServerProtocol, default_converter
 from ..config.schema import Config
 from ..errors import ConductorError
 from ..runtime.session import Session
-from ..runtime.state import state_dir
+from ..storage.state import state_dir
 from ..version import __version__
 from . import arguments
 from .job_table import JobManager, Reviews, ServerJob

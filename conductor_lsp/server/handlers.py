@@ -16,7 +16,7 @@ from ..errors import ConductorError
 from . import actions
 from .app import ConductorServer
 from .arguments import FixArgs, FixTestsArgs, JobArgs, ReviewArgs, RewriteArgs
-from .candidates import apply_candidate, show_candidates
+from .compare import apply_candidate, show_candidates
 from .job_bodies import edit_job, fix_tests_job, undo_job
 from .job_table import WHOLE_WORKSPACE, ServerJob
 

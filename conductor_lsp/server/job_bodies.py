@@ -9,18 +9,19 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..checkpoints.undo import undo
 from ..edits.workspace import read_text
+from ..episodes.records import OutcomeRecord
 from ..errors import ConductorError, EditError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..fix.review import retry_instruction
-from ..fix.undo import undo
 from ..task import FileContext, Task, file_context
 from ..testrun import TestRun
 from .app import ConductorServer
 from .editor_edits import apply_in_editor, open_documents, replace_buffers
 from .job_table import Progress, ServerJob
+from .markdown import job_report
 from .positions import offset_at
-from .report import job_report
 from .review import editor_reviewer
 
 _COMMENT = re.compile(r"^\s*(#|//|--|/\*|\*)\s?(.*?)\s*(\*/)?$")
@@ -107,7 +108,9 @@ async def edit_job(
     job.undo = applied.undo
     job.report = job_report(job.title, result, applied.paths, applied.errors)
     session.episodes.outcome(
-        result.episode, None, None, applied=applied.paths, refused=applied.errors
+        OutcomeRecord.of_runs(
+            None, None, applied=applied.paths, refused=applied.errors, id=result.episode
+        )
     )
     if applied.errors and not applied.paths:
         finish(

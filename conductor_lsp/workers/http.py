@@ -32,8 +32,7 @@ from ..errors import (
     WorkerTimeout,
     WorkerTransportError,
 )
-from ..limits import Limits
-from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
+from ..protocols import Check, Limits, WorkerContext, WorkerRequest, WorkerResponse
 from ..secrets import Secret, resolve_key, scrub
 from ..usage import Usage
 from .registry import ProviderDefaults

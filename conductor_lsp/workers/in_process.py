@@ -1,23 +1,21 @@
 """What the in-process workers (``local``, ``llama-cpp``) share: the answer decoded in a
-thread that a cancelled job stops, and priced like any other."""
+thread that a cancelled job stops (``models.base.Decoder``), and priced like any other."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-
 from ..config.schema import WorkerConfig
-from ..local_models import Generation
+from ..models.base import Decoder, Generation
 from ..protocols import WorkerRequest, WorkerResponse
 from ..usage import Usage
 from .registry import ProviderDefaults
 
 
 class InProcessWorker(ProviderDefaults):
-    """Subclasses set ``config`` and ``_stop`` and implement the blocking ``generate``."""
+    """Subclasses set ``config`` and implement the blocking ``generate``, which passes
+    ``self.decoder.stop`` to its engine."""
 
     config: WorkerConfig
-    _stop: threading.Event
+    decoder: Decoder
 
     def generate(self, request: WorkerRequest) -> Generation:
         raise NotImplementedError
@@ -34,12 +32,7 @@ class InProcessWorker(ProviderDefaults):
         )
 
     async def complete(self, request: WorkerRequest) -> WorkerResponse:
-        self._stop.clear()
-        try:
-            return await asyncio.to_thread(self._run, request)
-        except asyncio.CancelledError:
-            self._stop.set()
-            raise
+        return await self.decoder.decode(lambda: self._run(request))
 
     async def aclose(self) -> None:
-        self._stop.set()
+        await self.decoder.aclose()

@@ -4,14 +4,13 @@ worker; shares a loaded file with the ``llama-cpp`` conductor."""
 
 from __future__ import annotations
 
-import threading
 from typing import ClassVar
 
+from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
-from ..llama_models import LlamaEngineOptions, LlamaModel, default_threads, llama_available
-from ..local_models import Generation
-from ..options import build
+from ..models.base import Decoder, Generation
+from ..models.llama import LlamaEngineOptions, LlamaModel, default_threads, llama_available
 from ..protocols import Check, WorkerContext, WorkerRequest
 from .in_process import InProcessWorker
 
@@ -30,7 +29,7 @@ class LlamaCppWorker(InProcessWorker):
         self.options = build(
             LlamaEngineOptions, config.options, f"workers.{name}", "provider llama-cpp"
         )
-        self._stop = threading.Event()
+        self.decoder = Decoder()
 
     @classmethod
     def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
@@ -45,5 +44,5 @@ class LlamaCppWorker(InProcessWorker):
             request.prompt_text(),
             max_new_tokens=self.config.max_tokens,
             temperature=max(request.temperature_for(self.config.temperature), 0.0),
-            stop=self._stop,
+            stop=self.decoder.stop,
         )

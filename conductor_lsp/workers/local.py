@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
-from ..local_models import Generation, LocalModel, check_quantize, local_models_available
-from ..options import build
+from ..models.base import Decoder, Generation
+from ..models.transformers import LocalModel, check_quantize, local_models_available
 from ..protocols import Check, WorkerContext, WorkerRequest
 from .in_process import InProcessWorker
 
@@ -38,7 +38,7 @@ class LocalWorker(InProcessWorker):
         self.name = name
         self.config = config
         self.options = build(LocalOptions, config.options, f"workers.{name}", "provider local")
-        self._stop = threading.Event()
+        self.decoder = Decoder()
 
     @classmethod
     def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
@@ -56,5 +56,5 @@ class LocalWorker(InProcessWorker):
             prefix_len=prefix,
             max_new_tokens=self.config.max_tokens,
             temperature=max(request.temperature_for(self.config.temperature), 0.0),
-            stop=self._stop,
+            stop=self.decoder.stop,
         )

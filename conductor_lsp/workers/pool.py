@@ -6,8 +6,7 @@ import math
 
 from ..config.schema import Config
 from ..errors import ConfigError
-from ..limits import Limits
-from ..protocols import Worker, WorkerContext, WorkerInfo
+from ..protocols import Limits, Worker, WorkerContext, WorkerInfo
 from ..secrets import Secret
 from ..task import Task
 from ..usage import Usage

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..plugins import Registry
 from ..protocols import WorkerClass
-from ..registry import Registry
 
 
 class ProviderDefaults:

@@ -9,15 +9,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..conductor.policy import Policy
-from ..conductor.policy_reading import read_briefs
 from ..conductor.registry import make_conductor
 from ..configure.load import load_config
+from ..episodes.log import read_episodes
+from ..episodes.records import Episode
 from ..errors import ConfigError
 from ..learn import Weights, by_shape, reward
-from ..learn.policy_fit import examples_from
-from ..runtime.episodes import read_episodes
-from ..runtime.records import Episode
+from ..policy.model import Policy
+from ..policy.reading import read_briefs
+from ..policy.train import examples_from
 from ..runtime.session import embedder
 
 

@@ -13,40 +13,22 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import model_stats, weights_cache
-from .errors import BackendUnavailable, ConfigError
+from ..errors import BackendUnavailable, ConfigError
+from . import stats as model_stats
+from . import weights as weights_cache
+from .base import Generation, LoadOnce, has_module
 
 _SENTINEL = "\ue000USER\ue000"
-_LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str, str, str], LocalModel] = {}
+_LOADED: LoadOnce[LocalModel] = LoadOnce()
 #: transformers 5 renamed generate's ``past_key_values`` to ``cache``.
 _CACHE_KW = "cache"
 
 
-def has_module(name: str) -> bool:
-    """Whether a package is installed, without importing it (torch takes seconds)."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
-
 def local_models_available() -> bool:
     return has_module("torch") and has_module("transformers")
-
-
-@dataclass(frozen=True)
-class Generation:
-    text: str
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
-    seconds: float
-    first_token_seconds: float
 
 
 def split_model_path(model: str) -> tuple[Path, str | None]:
@@ -251,10 +233,7 @@ class LocalModel:
         device = pick_device(device)
         quantize = resolve_quantize(quantize, device)
         key = (str(Path(model).expanduser().resolve()), where, device, quantize)
-        with _LOCK:
-            if key not in _LOADED:
-                _LOADED[key] = cls(model, device, adapter, quantize)
-            return _LOADED[key]
+        return _LOADED.get(key, lambda: cls(model, device, adapter, quantize))
 
     def encode_chat(self, system: str, user: str) -> tuple[list[int], int]:
         """Token ids for a chat, and how many of them depend on ``system`` alone."""

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CheckpointError
-from ..repo import GIT_IDENTITY
-from ..runtime.state import STATE_DIR
-from ..user_cache import cache_home
+from ..storage.cache import cache_home
+from ..storage.state import STATE_DIR
+from .git import GIT_IDENTITY
 
 REF_PREFIX = "refs/conductor/checkpoints/"
 EXCLUDE = (STATE_DIR,)  # our own traces and state

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import model_stats
-from .errors import BackendUnavailable, ConfigError
-from .hidden_state import mean_vector
-from .local_models import Generation, has_module
+from ..errors import BackendUnavailable, ConfigError
+from . import stats as model_stats
+from .base import Generation, LoadOnce, has_module
+from .hidden import mean_vector
 
-_LOCK = threading.Lock()
-_LOADED: dict[tuple[str, int, int], LlamaModel] = {}
+_LOADED: LoadOnce[LlamaModel] = LoadOnce()
 
 
 @dataclass
@@ -92,10 +91,7 @@ class LlamaModel:
     @classmethod
     def get(cls, path: str, n_ctx: int = 8192, threads: int = 0) -> LlamaModel:
         key = (str(Path(path).expanduser().resolve()), n_ctx, threads or default_threads())
-        with _LOCK:
-            if key not in _LOADED:
-                _LOADED[key] = cls(path, n_ctx, threads)
-            return _LOADED[key]
+        return _LOADED.get(key, lambda: cls(path, n_ctx, threads))
 
     def _grammar(self, text: str) -> Any:
         import llama_cpp

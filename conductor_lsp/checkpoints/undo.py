@@ -13,16 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..episodes.log import EpisodeLog
 from ..errors import CheckpointError
-from ..runtime.episodes import EpisodeLog
-from .checkpoint import (
-    BEFORE_UNDO,
-    JOB_START,
-    Checkpoint,
-    list_checkpoints,
-    restore,
-    same_state,
-)
+from .store import BEFORE_UNDO, JOB_START, Checkpoint, list_checkpoints, restore, same_state
 
 
 @dataclass(frozen=True)

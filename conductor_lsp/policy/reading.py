@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from ..hidden_state import mean_vector
-from .policy import Policy
-from .policy_features import Hidden, seen_brief
+from ..models.hidden import mean_vector
+from .features import Hidden, seen_brief
+from .model import Policy
 
 Embed = Callable[[str], Sequence[float]]
 

@@ -17,7 +17,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 T = TypeVar("T")
 

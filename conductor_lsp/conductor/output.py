@@ -12,9 +12,9 @@ import json
 import re
 from collections.abc import Sequence
 
+from ..config.schema import DEFAULT_MAX_STEPS
 from ..errors import PlanError
 from ..plan import (
-    DEFAULT_MAX_STEPS,
     ROLES,
     Access,
     ConductorCall,

@@ -59,6 +59,14 @@ class TestRun:
             return len(self.failures)
         return UNKNOWN_FAILURES
 
+    def failing_ids(self) -> list[str] | None:
+        """The failing tests by id; None when the run cannot say (a crash, a hang)."""
+        if self.passed:
+            return []
+        if self.structured and self.failures:
+            return sorted({f.test_id for f in self.failures})
+        return None
+
     def signature(self) -> frozenset[tuple[str, str]]:
         """What failed and how, to notice when an edit changed nothing."""
         if self.structured:

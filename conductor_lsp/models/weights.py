@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from .user_cache import cache_home
+from ..storage.cache import cache_home
 
 MANIFEST = "conductor-lsp-cache.json"
 FORMAT = 1

@@ -1,19 +1,13 @@
-"""A routing policy fitted in seconds from verdicts and bills.
+"""The routing policy as it predicts: for a task and a pool, per action (a model worker
+asked in one wording of a small library: static's "direct", "find the cause", and
+subtasks that won in episodes), the chance the answer turns the tests green and what it
+costs; and the cheapest set of actions whose chance of a green round reaches ``target``.
 
-Its actions are (worker, wording) pairs: a model worker of the pool, asked in one of a
-small library of subtask wordings (the baseline's "make the change", "find the cause"
-first, and subtasks that won in episodes). For a task it predicts, per action, the
-chance the answer turns the tests green (logistic regression on hashed features) and
-what it costs (from the bills it has seen, else the worker's price), and picks a round's
-leaves: the cheapest set whose chance of a green round reaches ``target``, most likely
-first. Later rounds escalate: the strongest worker's retry always runs, beside the
-policy's best remaining pick (when the first picks beat nothing before the strongest
-answered, the fix loop's floor asks it static's own first call instead).
-
-Features (``policy_features``) are what the conductor sees, so a policy carries over to
-pools it has not seen. A policy fitted with ``hidden`` also reads the conductor model's
-hidden state of the brief (``see`` gives it, per brief); it names the model it was
-fitted with, and only that model's states mean anything to it.
+How it is fitted is ``fit``; the plans it writes are ``plans``. Features (``features``)
+are what the conductor sees, so a policy carries over to pools it has not seen. A
+policy fitted with ``hidden`` also reads the conductor model's hidden state of the
+brief (``see`` gives it, per brief); it names the model it was fitted with, and only
+that model's states mean anything to it.
 
 Saved as JSON (no pickle): weights by hashed feature, the wordings, per-worker bills,
 what it was trained on and its held-out figures. A file that is not a policy is a
@@ -22,51 +16,29 @@ what it was trained on and its held-out figures. A file that is not a policy is 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import math
 import os
-import random
 import tempfile
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..conductor.search import CAUSE
+from ..conductor.static import DIRECT
 from ..errors import ConfigError
-from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
-from .policy_features import (
-    Action,
-    Hidden,
-    features,
-    hidden_bits,
-    seen_brief,
-    task_features,
-)
-from .search import CAUSE
-from .static import BASELINE, RETRY, strongest
+from .features import Action, Hidden, features, hidden_bits, seen_brief, task_features
 
 FORMAT = "conductor-lsp-policy"
 VERSION = 2
 #: Version 1 files are read too (they have no hidden-state features).
 READS = (1, 2)
-WORD_DROPOUT = 0.7
-WORDINGS = {"direct": BASELINE, "cause": CAUSE}
-
-
-@dataclass
-class Example:
-    """One judged candidate: the task's brief, the pool, the action, and what came of it."""
-
-    brief: str
-    workers: Sequence[WorkerInfo]
-    action: Action
-    green: bool
-    cost: float = 0.0
-    seconds: float = 0.0
+WORDINGS = {"direct": DIRECT, "cause": CAUSE}
+#: Answer tokens a worker's price is applied to when it has no bill yet.
+ANSWER_TOKENS = 600
 
 
 def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 4096) -> None:
@@ -77,7 +49,7 @@ def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 40
         del memo[next(iter(memo))]
 
 
-def _sigmoid(z: float) -> float:
+def sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -94,8 +66,6 @@ class Policy:
     hidden: Hidden | None = None
     _bits: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     _views: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
-
-    # --- what it reads of a task -----------------------------------------------------------
 
     def see(self, brief: str, vector: Sequence[float]) -> None:
         """Give the conductor model's hidden state of ``brief`` (of ``seen_brief(brief)``:
@@ -134,51 +104,6 @@ class Policy:
         _keep(self._views, key, view)
         return view
 
-    # --- learning -----------------------------------------------------------------------
-
-    def fit(
-        self,
-        examples: Sequence[Example],
-        *,
-        epochs: int = 30,
-        l2: float = 1e-3,
-        word_dropout: float = WORD_DROPOUT,
-        seed: int = 0,
-    ) -> None:
-        """Logistic regression by AdaGrad over the examples (seconds for thousands).
-
-        Each pass leaves out each instruction word with chance ``word_dropout``: words
-        that only one task has would otherwise explain its verdict away, and what the
-        task's shape says (two files to change, an error type) would learn nothing from
-        it. Measured on the synthetic pool (bench/train_conductor.py): without it a
-        two-file bug was sent to the cheap worker alone at P = 0.94; with 0.7, 0.57.
-        """
-        rng = random.Random(seed)
-        rows = [
-            (self.task_view(e.brief), e.action, e.workers, e.green)
-            for e in examples
-            if any(w.name == e.action.worker for w in e.workers)  # else no features at all
-        ]
-        w = self.weights
-        g2: dict[int, float] = {}
-
-        def drop() -> bool:
-            return rng.random() < word_dropout
-
-        for _ in range(epochs):
-            for brief, action, pool, y in rows:
-                x = features(brief, action, pool, drop if word_dropout else None)
-                err = _sigmoid(sum(w.get(i, 0.0) for i in x)) - float(y)
-                for i in x:
-                    grad = err + l2 * w.get(i, 0.0)
-                    g2[i] = g2.get(i, 0.0) + grad * grad
-                    w[i] = w.get(i, 0.0) - 0.5 * grad / math.sqrt(g2[i] + 1e-8)
-        for e in examples:
-            bill = self.bills.setdefault(e.action.worker, [0.0, 0.0, 0.0])
-            bill[0] += 1
-            bill[1] += e.cost
-            bill[2] += e.seconds
-
     def learn_wording(self, subtask: str) -> str:
         """The library key of a subtask that won (added when new)."""
         for key, text in self.wordings.items():
@@ -188,11 +113,9 @@ class Policy:
         self.wordings[key] = subtask
         return key
 
-    # --- predicting -----------------------------------------------------------------------
-
     def p_green(self, brief: str, action: Action, pool: Sequence[WorkerInfo]) -> float:
         x = features(self.task_view(brief), action, pool)
-        return _sigmoid(sum(self.weights.get(i, 0.0) for i in x)) if x else 0.0
+        return sigmoid(sum(self.weights.get(i, 0.0) for i in x)) if x else 0.0
 
     def cost(self, action: Action, pool: Sequence[WorkerInfo], prompt_tokens: int) -> float:
         """$ for one answer: the mean of what this worker was billed, else from its price."""
@@ -202,7 +125,7 @@ class Policy:
         info = next((w for w in pool if w.name == action.worker), None)
         if info is None:
             return math.inf
-        return (prompt_tokens * info.price_in + 600 * info.price_out) / 1_000_000
+        return (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
 
     def seconds(self, action: Action) -> float:
         """Seconds for one answer, as billed so far (0 when unknown)."""
@@ -255,45 +178,6 @@ class Policy:
                     best = (key, combo)
         assert best is not None  # each affordable action alone is a set within the budget
         return sorted((ranked[i] for i in best[1]), key=lambda t: -t[1])
-
-    def plan(
-        self,
-        brief: str,
-        pool: Sequence[WorkerInfo],
-        max_steps: int,
-        *,
-        later: bool,
-        budget: float = math.inf,
-    ) -> Plan:
-        """A round's plan: the chosen leaves; in a later round the strongest worker's retry
-        first (escalation), then the policy's best other pick."""
-        if later:
-            strong = strongest(pool)
-            steps = [Step(strong.name, RETRY, (), "debugging")]
-            for a, p, _ in self.rank(brief, pool):
-                if a.worker != strong.name and len(steps) < max_steps and p >= 0.05:
-                    steps.append(Step(a.worker, RETRY, (), "debugging"))
-                    break
-        else:
-            steps = []
-            for a, _, _ in self.choose(brief, pool, max_steps, budget):
-                text = self.wordings[a.wording]
-                steps.append(Step(a.worker, text, (), infer_role(text)))
-        notes = tuple(self.figures(brief, pool).splitlines())
-        return Plan(steps=tuple(steps), source="policy", notes=notes)
-
-    def figures(self, brief: str, pool: Sequence[WorkerInfo]) -> str:
-        """What a model conductor is told: per worker, its best wording's chance and $."""
-        best: dict[str, tuple[float, float, str]] = {}
-        for a, p, c in self.rank(brief, pool):
-            if a.worker not in best:
-                best[a.worker] = (p, c, a.wording)
-        return "\n".join(
-            f"{w}: fixes similar tasks {p:.0%} of the time (asked '{k}'), about ${c:.4f}"
-            for w, (p, c, k) in best.items()
-        )
-
-    # --- files ------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -357,42 +241,6 @@ class Policy:
             raise
 
 
-def steer(plan: Plan, policy: Policy, brief: str, pool: Sequence[WorkerInfo]) -> Plan:
-    """The conductor's plan with each step's worker replaced by the policy's pick for that
-    step's wording (the baseline's, for a wording it does not know): the cheapest worker
-    whose chance reaches the target, else the likeliest."""
-    steps = []
-    for s in plan.steps:
-        if _is_tool(s.worker, pool):
-            steps.append(s)
-            continue
-        wording = index(policy.wordings, s.subtask) or "direct"
-        ranked = [
-            (policy.p_green(brief, Action(w.name, wording), pool), w.price_in + w.price_out, w.name)
-            for w in pool
-            if not w.is_tool
-        ]
-        sure = [r for r in ranked if r[0] >= policy.target]
-        best = min(sure, key=lambda r: r[1])[2] if sure else max(ranked)[2]
-        steps.append(dataclasses.replace(s, worker=best))
-    note = "workers chosen by the routing policy"
-    return dataclasses.replace(plan, steps=tuple(steps), notes=(*plan.notes, note))
-
-
-def _is_tool(name: str, pool: Sequence[WorkerInfo]) -> bool:
-    return any(w.name == name and w.is_tool for w in pool)
-
-
-def stamp(policy: Policy, sources: Iterable[str], examples: int, **figures: Any) -> None:
-    """Record what the policy was fitted on, and when (``doctor`` shows it)."""
-    policy.about = {
-        "trained_on": list(sources),
-        "examples": examples,
-        "when": time.strftime("%Y-%m-%d %H:%M"),
-        **figures,
-    }
-
-
-def index(mapping: Mapping[str, str], text: str) -> str | None:
+def index(wordings: dict[str, str], text: str) -> str | None:
     """The library key of a wording's text, if it is in the library."""
-    return next((k for k, v in mapping.items() if v == text), None)
+    return next((k for k, v in wordings.items() if v == text), None)

@@ -1,0 +1,364 @@
+"""Episodes as typed records, written and read through the same dataclasses: what the
+readers (``episodes``, the summary, training, the reward, the routing policy) may rely
+on, checked once where the JSON is read.
+
+Four record types go to the file, one JSON object a line, joined by id on reading:
+``Episode`` (a plan: what the conductor was asked, wrote and cost), ``OutcomeRecord``
+(what its best answer did, and each candidate's own verdict as a ``Leaf``), ``UndoRecord``
+and ``ReviewRecord`` (the user undid a job, or rejected hunks of its fix). Each has
+``to_json``, the one way it is written, and ``from_json``, the one way it is read; a
+record of a schema version this code does not know is refused (``EpisodeFormatError``),
+so a reader never guesses at fields it does not understand.
+
+Versions: 1, the first; 2 adds each candidate's own verdict (``leaves``) to outcomes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import EpisodeFormatError
+from ..plan import Lane, Plan, Step
+from ..protocols import WorkerInfo
+from ..testrun import TestRun
+from ..usage import Usage
+
+SCHEMA_VERSION = 2
+KNOWN_VERSIONS = frozenset({1, 2})
+#: How much of why edits were refused a record keeps: a leaf's, and an outcome's.
+LEAF_REFUSED_KEEP = 500
+OUTCOME_REFUSED_KEEP = 2_000
+
+
+def _ids(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
+def _list(ids: tuple[str, ...] | None) -> list[str] | None:
+    return None if ids is None else list(ids)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One candidate's own verdict: the step that wrote it, and what the tests said."""
+
+    step: int
+    worker: str
+    applied: tuple[str, ...] = ()
+    refused: str = ""
+    green: bool = False
+    failing_after: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "worker": self.worker,
+            "applied": list(self.applied),
+            "refused": self.refused,
+            "green": self.green,
+            "failing_after": self.failing_after,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Leaf:
+        return cls(
+            int(d.get("step", 0)),
+            str(d.get("worker", "")),
+            tuple(d.get("applied") or ()),
+            str(d.get("refused") or ""),
+            bool(d.get("green")),
+            None if d.get("failing_after") is None else int(d["failing_after"]),
+        )
+
+
+@dataclass(frozen=True)
+class OutcomeRecord:
+    """What the plan's (best) answer did: tests failing before and after, edits, and with
+    several candidates each one's own verdict in ``leaves``. ``id`` names the episode."""
+
+    failing_before: tuple[str, ...] | None
+    failing_after: tuple[str, ...] | None
+    broke: tuple[str, ...] | None = None
+    applied: tuple[str, ...] = ()
+    refused: str = ""
+    green: bool = False
+    leaves: tuple[Leaf, ...] = ()
+    id: str = ""
+
+    @property
+    def tested(self) -> bool:
+        return self.failing_after is not None
+
+    @classmethod
+    def of_runs(
+        cls,
+        before: TestRun | None,
+        after: TestRun | None,
+        *,
+        applied: Sequence[str] = (),
+        refused: str = "",
+        leaves: Sequence[Leaf] = (),
+        id: str = "",
+    ) -> OutcomeRecord:
+        """The outcome of two test runs (None: not run); ``broke`` is what failed after
+        that did not before, unknown when either run cannot say."""
+        was = None if before is None else before.failing_ids()
+        now = None if after is None else after.failing_ids()
+        broke = None if was is None or now is None else tuple(sorted(set(now) - set(was)))
+        return cls(
+            _ids(was),
+            _ids(now),
+            broke,
+            tuple(applied),
+            refused[:OUTCOME_REFUSED_KEEP],
+            bool(after is not None and after.passed),
+            tuple(leaves),
+            id,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "outcome",
+            "id": self.id,
+            "failing_before": _list(self.failing_before),
+            "failing_after": _list(self.failing_after),
+            "broke": _list(self.broke),
+            "applied": list(self.applied),
+            "refused": self.refused,
+            "green": self.green,
+            "leaves": [leaf.to_json() for leaf in self.leaves],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> OutcomeRecord:
+        return cls(
+            _ids(d.get("failing_before")),
+            _ids(d.get("failing_after")),
+            _ids(d.get("broke")),
+            tuple(d.get("applied") or ()),
+            str(d.get("refused") or ""),
+            bool(d.get("green")),
+            tuple(Leaf.from_json(x) for x in d.get("leaves") or () if isinstance(x, Mapping)),
+            str(d.get("id") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class StepBill:
+    """What one step cost."""
+
+    worker: str
+    cost: float = 0.0
+    seconds: float = 0.0
+    error: str = ""
+    skipped: str = ""
+    role: str = "generation"
+    usage: Usage = Usage()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "worker": self.worker,
+            "role": self.role,
+            "usage": self.usage.to_json(),
+            "cost": self.cost,
+            "seconds": round(self.seconds, 3),
+            "error": self.error,
+            "skipped": self.skipped,
+        }
+
+    @classmethod
+    def from_json(cls, s: Mapping[str, Any]) -> StepBill:
+        return cls(
+            str(s.get("worker", "")),
+            float(s.get("cost") or 0.0),
+            float(s.get("seconds") or 0.0),
+            str(s.get("error") or ""),
+            str(s.get("skipped") or ""),
+            str(s.get("role") or "generation"),
+            Usage.from_json(s.get("usage") or {}),
+        )
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One plan: what the conductor was asked, wrote and cost, and (joined on reading)
+    what came of it."""
+
+    id: str = field(default_factory=new_id)
+    version: int = SCHEMA_VERSION
+    time: float = field(default_factory=time.time)
+    job: str = ""
+    round: int = 0
+    #: Which of a round's plans this was (see ``plan.Lane``).
+    lane: Lane = Lane.PLAN
+    conductor: str = ""
+    #: The task as the conductor saw it (``Task.brief``).
+    task: str = ""
+    workers: tuple[WorkerInfo, ...] = ()
+    max_steps: int = 5
+    #: The plan as written, with the conductor's call and its raw answer (bounded).
+    plan: Plan = field(default_factory=lambda: Plan(steps=(), source=""))
+    bills: tuple[StepBill, ...] = ()
+    #: The job's outcome (``runtime.results.JobOutcome``) and why.
+    result: str = ""
+    reason: str = ""
+    cost: float = 0.0
+    seconds: float = 0.0
+    outcome: OutcomeRecord | None = None
+    undone: bool = False
+    #: Hunks of the job's fix the user rejected in review, with their reasons.
+    rejected: tuple[str, ...] = ()
+
+    @property
+    def asked_model(self) -> bool:
+        """Whether a model wrote the plan (a conductor call was made and paid for)."""
+        return self.plan.call is not None
+
+    @property
+    def source(self) -> str:
+        """Where the plan came from: a backend name, or ``static (fallback: why)``."""
+        return self.plan.source
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return self.plan.steps
+
+    @property
+    def fallback(self) -> str:
+        """Why the conductor's own answer was not used ('' when it was)."""
+        return self.plan.error
+
+    @property
+    def shape(self) -> str:
+        """Where the plan came from and its steps' workers, in order."""
+        kind = "fallback" if "fallback" in self.source else self.source.split(" ")[0] or "?"
+        return f"{kind}: {' > '.join(s.worker for s in self.steps) or '(none)'}"
+
+    @property
+    def green(self) -> bool:
+        return bool(self.outcome and self.outcome.green and not self.undone and not self.rejected)
+
+    def with_outcome(self, outcome: OutcomeRecord) -> Episode:
+        return dataclasses.replace(self, outcome=outcome)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``episode`` record; its outcome, undo and review are records of their own."""
+        return {
+            "type": "episode",
+            "version": self.version,
+            "id": self.id,
+            "time": self.time,
+            "job": self.job,
+            "round": self.round,
+            "by": str(self.lane),
+            "conductor": self.conductor,
+            "inputs": {
+                "task": self.task,
+                "workers": [dataclasses.asdict(w) for w in self.workers],
+                "max_steps": self.max_steps,
+            },
+            "raw": self.plan.raw,
+            "plan": self.plan.to_json(),
+            "fallback": self.plan.error,
+            "steps": [b.to_json() for b in self.bills],
+            "result": {
+                "outcome": self.result,
+                "reason": self.reason,
+                "cost": self.cost,
+                "seconds": round(self.seconds, 3),
+            },
+        }
+
+    @classmethod
+    def from_json(
+        cls,
+        record: Mapping[str, Any],
+        outcome: Mapping[str, Any] | None = None,
+        undone: bool = False,
+        rejected: tuple[str, ...] = (),
+    ) -> Episode:
+        version = record.get("version", 1)
+        if version not in KNOWN_VERSIONS:
+            raise EpisodeFormatError(
+                f"episode {record.get('id')!r} has schema version {version!r}; this version of "
+                f"conductor-lsp reads {', '.join(map(str, sorted(KNOWN_VERSIONS)))}"
+            )
+        try:
+            inputs = record.get("inputs") or {}
+            plan = record.get("plan") or {}
+            result = record.get("result") or {}
+            fallback = str(record.get("fallback") or plan.get("error") or "")
+            return cls(
+                id=str(record["id"]),
+                version=int(version),
+                time=float(record.get("time") or 0.0),
+                job=str(record.get("job") or ""),
+                round=int(record.get("round") or 0),
+                lane=Lane.read(str(record.get("by") or "")),
+                conductor=str(record.get("conductor") or ""),
+                task=str(inputs.get("task") or ""),
+                workers=tuple(WorkerInfo(**w) for w in inputs.get("workers") or ()),
+                max_steps=int(inputs.get("max_steps") or 5),
+                plan=Plan.from_json(plan, raw=str(record.get("raw") or ""), error=fallback),
+                bills=tuple(StepBill.from_json(s) for s in record.get("steps") or ()),
+                result=str(result.get("outcome") or ""),
+                reason=str(result.get("reason") or ""),
+                cost=float(result.get("cost") or 0.0),
+                seconds=float(result.get("seconds") or 0.0),
+                outcome=None if outcome is None else OutcomeRecord.from_json(outcome),
+                undone=undone,
+                rejected=rejected,
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise EpisodeFormatError(f"episode {record.get('id')!r} is damaged: {e}") from e
+
+
+@dataclass(frozen=True)
+class UndoRecord:
+    """The user undid the job that began at checkpoint ``job``: its plans did not help."""
+
+    job: str
+    time: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "undo", "job": self.job, "time": self.time}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> UndoRecord:
+        return cls(str(d["job"]), float(d.get("time") or 0.0))
+
+
+@dataclass(frozen=True)
+class ReviewRecord:
+    """The user rejected hunks of the job's fix (``path:lines: reason`` each)."""
+
+    job: str
+    rejected: tuple[str, ...]
+    time: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "review",
+            "job": self.job,
+            "rejected": list(self.rejected),
+            "time": self.time,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ReviewRecord:
+        why = d.get("rejected")
+        if not isinstance(why, list):
+            raise EpisodeFormatError(f"review of job {d.get('job')!r} has no list of hunks")
+        return cls(str(d["job"]), tuple(str(w) for w in why), float(d.get("time") or 0.0))
+
+
+Record = Episode | OutcomeRecord | UndoRecord | ReviewRecord

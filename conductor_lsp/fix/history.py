@@ -1,0 +1,98 @@
+"""What the next round is told of this one: each plan, each candidate's edits and errors,
+and the tests afterwards (the loop's recursion), per lane.
+
+A lane's history is its own: the floor's retry is told only of the floor's attempts, so
+it is asked, word for word, what static's retry is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..conductor.static import DIRECT, RETRY
+from ..plan import Lane, access_text
+from .candidates import Attempt, Candidate, Round, Verdict
+
+
+class Histories:
+    """What each lane's next plan is told of the rounds so far."""
+
+    def __init__(self) -> None:
+        self._told = dict.fromkeys(Lane, "")
+
+    def __getitem__(self, lane: Lane) -> str:
+        return self._told[lane]
+
+    def after(self, rnd: Round, *, floor_beside: bool) -> None:
+        """Tell each lane of ``rnd``. When the next round debugs from one leaf (several
+        candidates), the strongest's retry is told of that leaf: the floor's, where the
+        floor runs beside a conductor (``floor_beside``), else the round's own plan's."""
+        for a in rnd.attempts:
+            self._told[a.lane] = describe(rnd, [a])
+        self._told[Lane.PLAN] = self._told[Lane.CONDUCTOR] = describe(rnd)
+        lead = rnd.lead()
+        if lead is not None and len(rnd.candidates) > 1:
+            self._told[Lane.FLOOR if floor_beside else Lane.PLAN] = follow(rnd, lead)
+
+
+def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
+    """What the next round is told about this one (its recursion): each plan, each
+    candidate's edits and errors, and the tests afterwards."""
+    parts = []
+    for attempt in attempts if attempts is not None else rnd.attempts:
+        job = attempt.job
+        steps = "\n".join(
+            f"  {i}. {s.worker} ({s.role}, sees {access_text(s.access)}): {s.subtask}"
+            for i, s in enumerate(job.plan.steps)
+        )
+        lines = [
+            f"Plan ({job.plan.source}):\n{steps}",
+            f"Job outcome: {job.outcome} {job.reason}".rstrip(),
+        ]
+        candidates = rnd.of(attempt)
+        if not candidates:
+            lines.append("No edit was applied.")
+        for c in candidates:
+            lines += _candidate_lines(c, len(candidates) > 1)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def describe_leaf(rnd: Round, cand: Candidate, source: str = "") -> str:
+    """The next round's history when it debugs from one candidate: that leaf alone, as
+    the one-step plan it was (``source``, else its plan's own). For the floor's own
+    call (``source`` "static") this is the very text ``static`` would show, so search's
+    first leaf retraces static's rounds."""
+    attempt = next(a for a in rnd.attempts if a.lane is cand.lane)
+    step = cand.step.step
+    job = attempt.job
+    source = source or job.plan.source
+    lines = [
+        f"Plan ({source}):\n  0. {step.worker} ({step.role}, sees all): {step.subtask}",
+        f"Job outcome: {job.outcome} {job.reason}".rstrip(),
+        *_candidate_lines(cand, False),
+    ]
+    return "\n".join(lines)
+
+
+def _candidate_lines(c: Candidate, named: bool) -> list[str]:
+    v = c.verdict or Verdict()
+    head = f"Answer of step {c.step.index} ({c.worker}): " if named else ""
+    lines = [
+        f"{head}Edits applied to: {', '.join(v.applied)}"
+        if v.applied
+        else f"{head}No edit was applied."
+    ]
+    if v.errors:
+        lines.append(f"Edit errors:\n{v.errors}")
+    if v.tests is not None:
+        state = "PASSED" if v.tests.passed else f"{v.tests.failing} failing"
+        lines.append(f"Tests afterwards: {state}")
+    return lines
+
+
+def follow(rnd: Round, lead: Candidate) -> str:
+    """Its history is that leaf alone: for static's own call, the very text static's
+    retry sees (the floor, kept across rounds), not every sibling's failure."""
+    static = lead.step.step.subtask in (DIRECT, RETRY)
+    return describe_leaf(rnd, lead, "static" if static else "")

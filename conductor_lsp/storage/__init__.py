@@ -1,0 +1,2 @@
+"""Where conductor-lsp keeps its own files: the user cache (sandboxes, weights, copies of
+checkpoints outside git), and the workspace's ``.conductor/`` (traces, episodes, reports)."""

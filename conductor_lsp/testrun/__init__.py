@@ -1,0 +1,29 @@
+"""Running the workspace's tests: one process group with a timeout, and what its report says.
+
+For pytest the failures are read from a junit report; the output models see is steady
+(no timings, no addresses), so the same failure reads the same on every run.
+"""
+
+from .run import (
+    HEAD_CHARS,
+    TAIL_CHARS,
+    UNKNOWN_FAILURES,
+    TestFailure,
+    TestRun,
+    clip,
+    is_pytest,
+    run_tests,
+    steady,
+)
+
+__all__ = [
+    "HEAD_CHARS",
+    "TAIL_CHARS",
+    "UNKNOWN_FAILURES",
+    "TestFailure",
+    "TestRun",
+    "clip",
+    "is_pytest",
+    "run_tests",
+    "steady",
+]
