@@ -2,7 +2,7 @@
 
 The public API, for scripts, benchmarks and tests; the layers behind it are
 ``config``, ``conductor``, ``workers``, ``runtime``, ``edits``, ``fix``, ``cli``
-and ``server`` (see the README's "Architecture").
+and ``server`` (``docs/architecture.md`` draws them).
 """
 
 from .conductor.registry import BACKENDS

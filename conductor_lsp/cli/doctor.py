@@ -11,7 +11,7 @@ from ..errors import ConfigError
 from ..models import weights as weights_cache
 from ..models.base import has_module
 from ..models.transformers import find_smollm2
-from ..policy.model import Policy
+from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
 
 

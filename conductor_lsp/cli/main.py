@@ -25,15 +25,16 @@ from ..episodes.log import EpisodeLog
 from ..errors import ConductorError
 from ..eval import ORDERS
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..fix.review import retry_instruction
+from ..fix.report import FixReport
+from ..fix.review import fix_until_kept
 from ..models import stats as model_stats
 from ..runtime.events import Event
+from ..runtime.results import JobOutcome
 from ..runtime.session import Session
 from ..task import Task, file_context
 from ..version import __version__
 from .doctor import report as doctor_report
 from .evaluate import run_eval
-from .history import show_episodes
 from .render import (
     describe_event,
     plan_notes,
@@ -43,6 +44,7 @@ from .render import (
     print_result,
 )
 from .review import terminal_reviewer
+from .show_episodes import show_episodes
 from .train import add_parser as add_train_parser
 from .train import run_train
 
@@ -62,6 +64,35 @@ def parser() -> argparse.ArgumentParser:
         "path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)"
     )
     sub = ap.add_subparsers(dest="command", required=True)
+    _add_task_commands(sub, config)
+    d = sub.add_parser(
+        "doctor", help="which backends and workers are usable here", parents=[path, config]
+    )
+    d.set_defaults(func=_doctor)
+    _add_fix(sub, [path, config])
+    _add_eval(sub, [config])
+    h = sub.add_parser(
+        "episodes", help="what the jobs recorded for the conductor to learn", parents=[path, config]
+    )
+    h.add_argument("--summary", action="store_true", help="counts per plan shape")
+    h.add_argument("--file", type=Path, help="an episodes file (default: [learn] episodes)")
+    h.set_defaults(func=show_episodes)
+    add_train_parser(sub, [config]).set_defaults(func=run_train)
+    s = sub.add_parser("serve", help="run the language server (stdio)")
+    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    s.add_argument("--log-file", help="also log to this file")
+    s.set_defaults(func=None)
+    u = sub.add_parser("undo", help="restore the last checkpoint", parents=[path])
+    u.add_argument("--list", action="store_true", help="list checkpoints, newest first")
+    u.add_argument("--ref", help="restore this checkpoint instead of the newest")
+    u.set_defaults(func=_undo)
+    return ap
+
+
+Subparsers = Any  # argparse's _SubParsersAction, which it does not export
+
+
+def _add_task_commands(sub: Subparsers, config: argparse.ArgumentParser) -> None:
     for name, help_, func in (
         ("plan", "print the conductor's plan", _plan),
         ("run", "plan and run a task", _run),
@@ -73,13 +104,10 @@ def parser() -> argparse.ArgumentParser:
         if name == "plan":
             p.add_argument("--json", action="store_true", help="machine-readable output")
         p.set_defaults(func=func)
-    d = sub.add_parser(
-        "doctor", help="which backends and workers are usable here", parents=[path, config]
-    )
-    d.set_defaults(func=_doctor)
-    f = sub.add_parser(
-        "fix", help="fix and test until green or out of budget", parents=[path, config]
-    )
+
+
+def _add_fix(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
+    f = sub.add_parser("fix", help="fix and test until green or out of budget", parents=parents)
     f.add_argument("--test", help="test command (default: [test] command)")
     f.add_argument("--max-iterations", type=int, help="most fix-and-test rounds")
     f.add_argument("--budget-usd", type=float, help="most dollars for the whole loop")
@@ -90,8 +118,11 @@ def parser() -> argparse.ArgumentParser:
         help="accept or reject the fix hunk by hunk before it is written (y/n/r: with a reason)",
     )
     f.set_defaults(func=_fix)
+
+
+def _add_eval(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
     e = sub.add_parser(
-        "eval", help="run a task suite with strategies side by side", parents=[config]
+        "eval", help="run a task suite with strategies side by side", parents=parents
     )
     e.add_argument("suite", type=Path, help="a folder of tasks (each with a task.toml)")
     e.add_argument(
@@ -119,22 +150,6 @@ def parser() -> argparse.ArgumentParser:
         help="keep the results --out already holds and run only the pairs it lacks",
     )
     e.set_defaults(func=lambda root, args, console: asyncio.run(run_eval(root, args, console)))
-    h = sub.add_parser(
-        "episodes", help="what the jobs recorded for the conductor to learn", parents=[path, config]
-    )
-    h.add_argument("--summary", action="store_true", help="counts per plan shape")
-    h.add_argument("--file", type=Path, help="an episodes file (default: [learn] episodes)")
-    h.set_defaults(func=show_episodes)
-    add_train_parser(sub, [config]).set_defaults(func=run_train)
-    s = sub.add_parser("serve", help="run the language server (stdio)")
-    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
-    s.add_argument("--log-file", help="also log to this file")
-    s.set_defaults(func=None)
-    u = sub.add_parser("undo", help="restore the last checkpoint", parents=[path])
-    u.add_argument("--list", action="store_true", help="list checkpoints, newest first")
-    u.add_argument("--ref", help="restore this checkpoint instead of the newest")
-    u.set_defaults(func=_undo)
-    return ap
 
 
 def _task(args: argparse.Namespace, config: Config) -> Task:
@@ -206,7 +221,7 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
         console.print(line, markup=False, highlight=False)
     print_result(console, result)
     print_model_stats(console)
-    return 0 if result.outcome == "done" else 1
+    return 0 if result.outcome is JobOutcome.DONE else 1
 
 
 def _doctor(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -224,24 +239,28 @@ def _doctor(root: Path, args: argparse.Namespace, console: Console) -> int:
 def _fix(root: Path, args: argparse.Namespace, console: Console) -> int:
     config = _config(root, args)
     review = terminal_reviewer(console) if args.review else None
-    instruction = args.instruction or DEFAULT_INSTRUCTION
 
-    async def fix(instruction: str) -> Any:
+    async def fix() -> FixReport:
         session = Session(config)
-        try:
+
+        async def once(instruction: str) -> FixReport:
             with progress(console) as on_event:
                 loop = FixLoop(session, instruction=instruction, on_event=on_event, review=review)
-                return await loop.run()
+                report = await loop.run()
+            print_fix_report(console, report)
+            print_model_stats(console)
+            return report
+
+        async def again(report: FixReport) -> bool:
+            question = "Try again with your reasons?"
+            return review is not None and await asyncio.to_thread(_ask_yes, console, question)
+
+        try:
+            return await fix_until_kept(once, args.instruction or DEFAULT_INSTRUCTION, again)
         finally:
             await session.aclose()
 
-    while True:
-        report = asyncio.run(fix(instruction))
-        print_fix_report(console, report)
-        print_model_stats(console)
-        if not (review and report.rejected and _ask_yes(console, "Try again with your reasons?")):
-            return int(report.exit_code)
-        instruction = retry_instruction(instruction, report.rejected)
+    return int(asyncio.run(fix()).exit_code)
 
 
 def _ask_yes(console: Console, question: str) -> bool:

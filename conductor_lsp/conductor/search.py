@@ -5,12 +5,12 @@ it touches the user's files. Round 1 asks every model worker for the fix
 (``[search] workers``), the strongest also in a second wording, find the cause and name
 the lines first (``wording``), plus ``samples - 1`` sampled repeats of the strongest's
 direct call. Later rounds debug from the best candidate so far: the retry on every
-model worker. The baseline's
+model worker. Static's
 own call (one call to the strongest, exactly as ``static`` makes it) is always the
-first leaf, so search never tries less than the baseline does.
+first leaf, so search never tries less than static does.
 
 Without failing tests to judge candidates by (an editor rewrite, ``run``), there is
-nothing to choose with, and search is the static baseline.
+nothing to choose with, and search is static.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def search_plan(
     task: Task | None = None,
     options: SearchConfig | None = None,
 ) -> Plan:
-    """Independent leaves in the order they should start: the baseline's call first.
+    """Independent leaves in the order they should start: static's call first.
     ``options`` turn each source of diversity on or off (workers, wording, samples)."""
     if task is None or not task.test_failures:
         return static_plan(workers, max_steps, task)

@@ -1,9 +1,10 @@
-"""Plans that need no model: the baseline every conductor must beat, and the pipeline.
+"""Plans that need no model: static, which every conductor must beat, and the pipeline.
 
-``static`` (the baseline, and the fallback when a conductor's output is unusable)
-is one call to the strongest affordable worker; when that did not make the tests
-pass, the next round's call is a debugging step that sees the failures. It is the
-plain "send the failing tests and the code to the best model" script, with a retry.
+``static`` (what every strategy is measured against, and the fallback when a
+conductor's output is unusable) is one call to the strongest affordable worker; when
+that did not make the tests pass, the next round's call is a debugging step that sees
+the failures. It is the plain "send the failing tests and the code to the best model"
+script, with a retry. Beside another strategy's plan its call is the floor lane.
 
 ``pipeline`` is the human-designed analysis -> generation -> review chain: cheap
 analysis, then generation and review on the strongest worker.

@@ -3,7 +3,7 @@ type hints: the configuration's sections, and the keys a backend or provider dec
 for itself in its ``Options`` class (found through its registry, plugins' too).
 
 Each field's docstring (the string after it) is its documentation: ``field_docs`` reads
-it back, so the README's table of keys can be checked against the code.
+it back, so the table of keys in ``docs/configuration.md`` is generated from the code.
 """
 
 from __future__ import annotations

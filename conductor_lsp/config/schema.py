@@ -107,7 +107,7 @@ class FixConfig:
     allow_test_edits: bool = False
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
     floor: bool = True
-    """Run the baseline's own call beside a conductor's plan, as one more candidate (with a
+    """Run static's own call (the floor) beside a conductor's plan, as one more candidate (with a
     routing policy: after its cheaper picks beat nothing)."""
     repo_map_chars: int = 6000
     """Analysis steps also see an outline of the workspace's Python files, nearest the
@@ -170,7 +170,7 @@ class Config:
     sources: list[str] = field(default_factory=list)
 
 
-#: The TOML sections besides ``[workers.NAME]``, in the order the README lists them.
+#: The TOML sections besides ``[workers.NAME]``, in the order ``docs/configuration.md`` lists them.
 SECTIONS: dict[str, type] = {
     "conductor": ConductorConfig,
     "test": TestConfig,

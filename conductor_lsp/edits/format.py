@@ -1,8 +1,9 @@
 """How workers are asked to write edits: the formats ``edits.parse`` reads back.
 
 Whole files for small files (small models write those far more reliably: measured in
-the README's fix-quality notes), SEARCH/REPLACE blocks for big ones; the example names a
-real file of the task, since small models copy an example path literally.
+``bench/README.md``, fix quality on ``bench/tasks``), SEARCH/REPLACE blocks for big ones;
+the example names a real file of the task, since small models copy an example path
+literally.
 """
 
 from __future__ import annotations

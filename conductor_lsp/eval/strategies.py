@@ -1,11 +1,11 @@
 """Strategies compared by ``eval``: ways to get a plan, as configuration layers.
 
-``conductor`` is the configured backend; ``static`` the baseline (one call to the
+``conductor`` is the configured backend; ``static`` one call (to the
 strongest affordable worker, a debugging retry); ``search`` every model worker and two
 wordings as candidates the tests choose from, and ``search:workers``,
 ``search:wording``, ``search:samples`` each source of diversity alone (samples: three
 calls to the strongest, two sampled); ``pipeline`` the analysis ->
-generation -> review chain; ``single:NAME`` the baseline pinned to one worker
+generation -> review chain; ``single:NAME`` static pinned to one worker
 (the plain "one call to that model" script, with the same retry).
 """
 
@@ -21,7 +21,7 @@ NAMED: dict[str, dict[str, Any]] = {
     "conductor": {},
     "static": {"conductor": {"backend": "static", "worker": ""}},
     "search": {"conductor": {"backend": "search", "worker": ""}},
-    # One source of diversity at a time, each beside the baseline's own call:
+    # One source of diversity at a time, each beside static's own call:
     "search:workers": {
         "conductor": {"backend": "search", "worker": ""},
         "search": {"workers": True, "wording": False, "samples": 1},

@@ -1,5 +1,9 @@
-"""Fix and test: the loop, its candidates and sandboxes, what it shows the conductor, and
-checkpoints."""
+"""Fix and test: the loop, its rounds, candidates and sandboxes, what it shows the
+conductor, and the one write at the end.
+
+``review`` is the fix loop's ``Reviewer``; the terminal (``cli.review``) and the editor
+(``server.review``) implement it under the same name.
+"""
 
 from ..checkpoints.store import Checkpoint
 from .candidates import Candidate, Round, State, Verdict

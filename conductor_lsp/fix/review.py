@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..edits.hunks import Hunk
+from .report import FixReport
 
 
 @dataclass(frozen=True)
@@ -31,3 +32,18 @@ def retry_instruction(instruction: str, rejected: Sequence[str]) -> str:
         f"{instruction.strip()}\n\nThe user reviewed the previous fix and rejected these "
         f"changes (file:lines: their reason); do not make them again:\n{lines}"
     )
+
+
+async def fix_until_kept(
+    run: Callable[[str], Awaitable[FixReport]],
+    instruction: str,
+    again: Callable[[FixReport], Awaitable[bool]],
+) -> FixReport:
+    """Run the fix (``run``, given the instruction) and, while the user rejected hunks and
+    wants another try (``again``: the terminal asks, the editor's review said so), run
+    it again told what they rejected and why; the last report."""
+    while True:
+        report = await run(instruction)
+        if not (report.rejected and await again(report)):
+            return report
+        instruction = retry_instruction(instruction, report.rejected)

@@ -191,14 +191,11 @@ def train_grpo(
     import torch
     from datasets import Dataset
 
-    from ..models.transformers import load_pretrained
     from .progress import TrainingProgress, save_outputs
 
     torch.manual_seed(options.seed)
     out.mkdir(parents=True, exist_ok=True)
-    model, tokenizer = load_pretrained(model_path, "cuda" if torch.cuda.is_available() else "cpu")
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
+    model, tokenizer = load_for_training(model_path)
     sampler = PlanSampler(tokenizer, model.config.vocab_size, rollouts.max_steps)
     train_p, held_p = Prompts(train_rows, rollouts), Prompts(held_rows, rollouts)
     started = time.monotonic()
@@ -206,63 +203,17 @@ def train_grpo(
     log(f"held-out before: mean reward {before.reward:+.3f}, solved {before.solved}/{before.rows}")
     batches: list[list[Rollout]] = []
 
-    def rollout_func(prompts: list[list[dict[str, str]]], trainer: Any) -> dict[str, Any]:
-        policy = trainer.accelerator.unwrap_model(trainer.model)
-        prompt_ids, completion_ids = [], []
-        i = 0
-        while i < len(prompts):  # the sampler repeats each prompt ``group`` times in a row
-            n = 1
-            while i + n < len(prompts) and prompts[i + n] == prompts[i]:
-                n += 1
-            system, user = (m["content"] for m in prompts[i])
-            ids = sampler.prompt_ids(system, user)
-            key = train_p.keys[system]
-            for completion in sampler.sample(policy, ids, key, n, options.temperature):
-                prompt_ids.append(ids)
-                completion_ids.append(completion)
-            i += n
-        return {"prompt_ids": prompt_ids, "completion_ids": completion_ids, "logprobs": None}
-
-    def reward_fn(
-        prompts: list[Any], completions: list[Any], row: list[int], **_: Any
-    ) -> list[float]:
-        texts = [c[0]["content"] if isinstance(c, list) else str(c) for c in completions]
-        items = [
-            (train_p.rows[r].task, train_p.rows[r].pool, t) for r, t in zip(row, texts, strict=True)
-        ]
-        done = asyncio.run(rollouts.many(items))
-        batches.append(done)
-        return [r.reward for r in done]
-
     dataset = Dataset.from_list([{"prompt": m, "row": i} for i, m in enumerate(train_p.messages)])
-    args = trl.GRPOConfig(
-        output_dir=str(out / "checkpoints"),
-        per_device_train_batch_size=options.batch * options.group,
-        num_generations=options.group,
-        max_steps=options.steps,
-        learning_rate=options.learning_rate,
-        temperature=options.temperature,
-        beta=options.beta,
-        max_completion_length=sampler.max_new_tokens,
-        gradient_checkpointing=False,  # a small model: memory is plenty, time is not
-        logging_steps=1,
-        save_strategy="steps",
-        save_steps=options.save_steps,
-        save_total_limit=2,
-        report_to=[],
-        disable_tqdm=True,
-        seed=options.seed,
-        use_cpu=not torch.cuda.is_available(),
-    )
+    args = _grpo_config(trl, options, out, sampler.max_new_tokens, torch.cuda.is_available())
     progress = TrainingProgress(out / "metrics.jsonl", options, batches, started)
     trainer = trl.GRPOTrainer(
         model=model,
-        reward_funcs=[reward_fn],
+        reward_funcs=[_reward_fn(train_p, rollouts, batches)],
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
         peft_config=lora(options),
-        rollout_func=rollout_func,
+        rollout_func=_rollout_func(sampler, train_p, options.temperature),
         callbacks=[progress],
     )
     quiet(trainer)
@@ -283,3 +234,83 @@ def train_grpo(
     }
     save_outputs(policy, tokenizer, out, report, progress.history)
     return report
+
+
+RolloutFunc = Callable[[list[list[dict[str, str]]], Any], dict[str, Any]]
+
+
+def _rollout_func(sampler: PlanSampler, train_p: Prompts, temperature: float) -> RolloutFunc:
+    """TRL's ``rollout_func``: plans sampled under the grammar for each prompt of a batch
+    (the sampler repeats each prompt ``group`` times in a row)."""
+
+    def rollout_func(prompts: list[list[dict[str, str]]], trainer: Any) -> dict[str, Any]:
+        policy = trainer.accelerator.unwrap_model(trainer.model)
+        prompt_ids, completion_ids = [], []
+        i = 0
+        while i < len(prompts):  # the sampler repeats each prompt ``group`` times in a row
+            n = 1
+            while i + n < len(prompts) and prompts[i + n] == prompts[i]:
+                n += 1
+            system, user = (m["content"] for m in prompts[i])
+            ids = sampler.prompt_ids(system, user)
+            key = train_p.keys[system]
+            for completion in sampler.sample(policy, ids, key, n, temperature):
+                prompt_ids.append(ids)
+                completion_ids.append(completion)
+            i += n
+        return {"prompt_ids": prompt_ids, "completion_ids": completion_ids, "logprobs": None}
+
+    return rollout_func
+
+
+def _reward_fn(
+    train_p: Prompts, rollouts: Rollouts, batches: list[list[Rollout]]
+) -> Callable[..., list[float]]:
+    """TRL's reward function: each sampled plan run for real, its reward returned."""
+
+    def reward_fn(
+        prompts: list[Any], completions: list[Any], row: list[int], **_: Any
+    ) -> list[float]:
+        texts = [c[0]["content"] if isinstance(c, list) else str(c) for c in completions]
+        items = [
+            (train_p.rows[r].task, train_p.rows[r].pool, t) for r, t in zip(row, texts, strict=True)
+        ]
+        done = asyncio.run(rollouts.many(items))
+        batches.append(done)
+        return [r.reward for r in done]
+
+    return reward_fn
+
+
+def _grpo_config(trl: Any, options: TrainOptions, out: Path, max_tokens: int, cuda: bool) -> Any:
+    return trl.GRPOConfig(
+        output_dir=str(out / "checkpoints"),
+        per_device_train_batch_size=options.batch * options.group,
+        num_generations=options.group,
+        max_steps=options.steps,
+        learning_rate=options.learning_rate,
+        temperature=options.temperature,
+        beta=options.beta,
+        max_completion_length=max_tokens,
+        gradient_checkpointing=False,  # a small model: memory is plenty, time is not
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=options.save_steps,
+        save_total_limit=2,
+        report_to=[],
+        disable_tqdm=True,
+        seed=options.seed,
+        use_cpu=not cuda,
+    )
+
+
+def load_for_training(model_path: str) -> tuple[Any, Any]:
+    """(model, tokenizer) to train: on CUDA when there is one, with a pad token."""
+    import torch
+
+    from ..models.transformers import load_pretrained
+
+    model, tokenizer = load_pretrained(model_path, "cuda" if torch.cuda.is_available() else "cpu")
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer

@@ -8,7 +8,7 @@ the fraction of the originally failing tests that now pass, or 0 if any test tha
 passed before now fails, the answer was never tested, or the job was undone.
 ``dollars`` and ``seconds`` are the whole job's, the conductor's own call included.
 ``format_penalty`` applies when the conductor's answer was not a valid plan (and the
-baseline had to stand in for it). Weights come from ``[learn]``.
+static plan had to stand in for it). Weights come from ``[learn]``.
 """
 
 from __future__ import annotations

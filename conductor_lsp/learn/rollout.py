@@ -171,4 +171,3 @@ class Rollouts:
                     return Rollout(0.0, True, error=str(e))
 
         return list(await asyncio.gather(*(one(*item) for item in items)))
-

@@ -1,9 +1,9 @@
 """``train --from-episodes``: learn from your own recorded plans, with no rollouts to pay for.
 
 Rejection-sampling fine-tuning: of the plans a model wrote in real use, keep those whose
-reward beat the static baseline on the same task, and fine-tune a LoRA adapter to write
-them (in the grammar's own form) for the prompt they answered. The baseline's reward is
-that of the baseline attempt in the same round when the floor ran one, else the mean of
+reward beat static's on the same task, and fine-tune a LoRA adapter to write
+them (in the grammar's own form) for the prompt they answered. Static's reward is
+that of the floor's attempt in the same round when the floor ran one, else the mean of
 the static plans recorded for the same task; with neither, only green plans are kept.
 """
 
@@ -19,7 +19,7 @@ from ..conductor.grammar import render_lists
 from ..conductor.prompt import prompt_for
 from ..episodes.records import Episode
 from ..plan import Lane
-from .grpo import TrainOptions, _import_training, lora, quiet
+from .grpo import TrainOptions, _import_training, load_for_training, lora, quiet
 from .reward import Weights, reward
 
 
@@ -27,7 +27,7 @@ def _is_conductor(e: Episode) -> bool:
     return e.asked_model and not e.fallback and bool(e.steps)
 
 
-def _baselines(
+def _statics(
     episodes: Sequence[Episode], weights: Weights
 ) -> tuple[dict[tuple[str, int], float], dict[str, list[float]]]:
     by_round: dict[tuple[str, int], float] = {}
@@ -45,8 +45,8 @@ def _baselines(
 def accepted(
     episodes: Sequence[Episode], weights: Weights
 ) -> list[tuple[Episode, float, float | None]]:
-    """(episode, its reward, the baseline's reward or None) for the plans worth learning."""
-    by_round, by_task = _baselines(episodes, weights)
+    """(episode, its reward, static's reward or None) for the plans worth learning."""
+    by_round, by_task = _statics(episodes, weights)
     out = []
     for e in episodes:
         if not _is_conductor(e) or e.outcome is None or e.undone or e.rejected:
@@ -93,18 +93,15 @@ def train_from_episodes(
     import torch
     from datasets import Dataset
 
-    from ..models.transformers import load_pretrained
     from .progress import save_outputs
 
     chosen = accepted(episodes, weights)
-    log(f"{len(chosen)} of {len(episodes)} recorded plans beat the baseline")
+    log(f"{len(chosen)} of {len(episodes)} recorded plans beat static's call")
     if not chosen:
-        raise ValueError("no recorded plan beat the static baseline: nothing to learn from yet")
+        raise ValueError("no recorded plan beat static's call: nothing to learn from yet")
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    model, tokenizer = load_pretrained(model_path, "cuda" if torch.cuda.is_available() else "cpu")
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
+    model, tokenizer = load_for_training(model_path)
     dataset = Dataset.from_list([example(e) for e, _, _ in chosen])
     args = trl.SFTConfig(
         output_dir=str(out / "checkpoints"),
@@ -128,19 +125,20 @@ def train_from_episodes(
     )
     quiet(trainer)
     trainer.train()
-    history = [
-        {"step": h["step"], "reward": -float(h["loss"])}
-        for h in trainer.state.log_history
-        if "loss" in h and "step" in h
-    ]
+    history = [{"step": h["step"], "reward": -float(h["loss"])} for h in _losses(trainer)]
     report = {
         "model": model_path,
         "mode": "from-episodes (rejection-sampling fine-tuning)",
         "options": asdict(options),
         "examples": len(chosen),
-        "rewards": [{"reward": r, "baseline": b} for _, r, b in chosen],
+        "rewards": [{"reward": r, "static": b} for _, r, b in chosen],
         "seconds": time.monotonic() - started,
         "steps": trainer.state.global_step,
     }
     save_outputs(trainer.accelerator.unwrap_model(trainer.model), tokenizer, out, report, history)
     return report
+
+
+def _losses(trainer: Any) -> list[dict[str, Any]]:
+    """The trainer's log lines that carry a loss (progress plots them as a reward)."""
+    return [h for h in trainer.state.log_history if "loss" in h and "step" in h]

@@ -4,5 +4,6 @@
 thread a cancelled job stops); ``transformers`` and ``llama`` are the engines (mlx-lm
 lives with its conductor backend); ``weights`` caches de-quantized GGUFs; ``stats`` says
 what loaded and how fast it decoded; ``hidden`` is what a routing policy reads of a brief.
-Heavy packages (torch, llama-cpp-python) are imported only when a model loads.
+Heavy packages (torch, llama-cpp-python) are imported only when a model loads. The
+``transformers`` engine is what the ``transformers`` conductor backend plans with.
 """

@@ -183,14 +183,7 @@ class LlamaModel:
         with self._gen_lock:
             started = time.monotonic()
             before = [int(t) for t in self.llm.input_ids[: self.llm.n_tokens]]
-            processors: list[Any] = []
-            native = None
-            if grammar:
-                mask = self._mask(grammar)
-                if mask is not None:
-                    processors.append(mask)
-                else:
-                    native = self._grammar(grammar)
+            processors, native = self._constraint(grammar)
             stream = self.llm.create_chat_completion(
                 messages=[
                     {"role": "system", "content": system},
@@ -202,38 +195,50 @@ class LlamaModel:
                 logits_processor=llama_cpp.LogitsProcessorList(processors) if processors else None,
                 stream=True,
             )
-            first, prompt, tokens = 0.0, 0, 0
-            parts: list[str] = []
-            try:
-                for chunk in stream:
-                    if stop is not None and stop.is_set():
-                        parts = []  # what it wrote so far is dropped: the job is gone
-                        break
-                    delta = chunk["choices"][0].get("delta") or {}
-                    if "content" not in delta:
-                        continue  # the role, or the closing chunk
-                    if not first:
-                        first = time.monotonic()
-                        prompt = int(self.llm.n_tokens)  # the answer's first token: not in
-                    tokens += 1
-                    parts.append(str(delta.get("content") or ""))
-            finally:
-                close = getattr(stream, "close", None)
-                if close is not None:
-                    close()
+            text, first, prompt, tokens = self._drain(stream, stop)
             now = time.monotonic()
             model_stats.decoded(self.key, tokens, now - (first or now))
             after = [int(t) for t in self.llm.input_ids[:prompt]]
-            cached = 0
-            for a, b in zip(before, after, strict=False):
-                if a != b:
-                    break
-                cached += 1
+            cached = next(
+                (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
+                min(len(before), len(after)),
+            )
             return Generation(
-                text="".join(parts),
+                text=text,
                 input_tokens=prompt,
                 output_tokens=tokens,
                 cached_tokens=min(cached, max(prompt - 1, 0)),
                 seconds=now - started,
                 first_token_seconds=(first or now) - started,
             )
+
+    def _constraint(self, grammar: str | None) -> tuple[list[Any], Any | None]:
+        """(logits processors, native grammar): xgrammar's mask when installed, else GBNF."""
+        if not grammar:
+            return [], None
+        mask = self._mask(grammar)
+        return ([mask], None) if mask is not None else ([], self._grammar(grammar))
+
+    def _drain(self, stream: Any, stop: threading.Event | None) -> tuple[str, float, int, int]:
+        """(text, when the first token came, prompt tokens, answer tokens) of a streamed
+        answer; ``stop`` drops it between two tokens and closing the stream stops llama.cpp."""
+        first, prompt, tokens = 0.0, 0, 0
+        parts: list[str] = []
+        try:
+            for chunk in stream:
+                if stop is not None and stop.is_set():
+                    parts = []  # what it wrote so far is dropped: the job is gone
+                    break
+                delta = chunk["choices"][0].get("delta") or {}
+                if "content" not in delta:
+                    continue  # the role, or the closing chunk
+                if not first:
+                    first = time.monotonic()
+                    prompt = int(self.llm.n_tokens)  # the answer's first token: not in
+                tokens += 1
+                parts.append(str(delta.get("content") or ""))
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        return "".join(parts), first, prompt, tokens

@@ -144,8 +144,8 @@ def check_quantize(quantize: str) -> None:
 
 
 def resolve_quantize(quantize: str, device: str) -> str:
-    """auto: int8 on the CPU (measured: 1.8x the tokens/s of float32 on SmolLM2, README
-    "Benchmarks"), none elsewhere."""
+    """auto: int8 on the CPU (measured: 1.8x the tokens/s of float32 on SmolLM2,
+    ``bench/conductor_speed.py``), none elsewhere."""
     check_quantize(quantize)
     if quantize == "auto":
         return "int8" if device == "cpu" else "none"
@@ -277,15 +277,6 @@ class LocalModel:
         import torch
         import transformers
 
-        class _Stop(transformers.StoppingCriteria):
-            first: float = 0.0
-
-            def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
-                if not self.first:
-                    self.first = time.monotonic()
-                flag = bool(stop is not None and stop.is_set())
-                return torch.full((input_ids.shape[0],), flag, dtype=torch.bool)
-
         with self._gen_lock:
             started = time.monotonic()
             input_ids = torch.tensor([list(ids)], device=self.device)
@@ -298,7 +289,7 @@ class LocalModel:
                 kw.update(do_sample=True, temperature=temperature)
             else:
                 kw.update(do_sample=False)
-            crit = _Stop()
+            crit = _stopper(stop)
             pad = self.tokenizer.pad_token_id
             if pad is None:
                 pad = self.tokenizer.eos_token_id
@@ -324,6 +315,24 @@ class LocalModel:
                 seconds=now - started,
                 first_token_seconds=(crit.first or now) - started,
             )
+
+
+def _stopper(stop: threading.Event | None) -> Any:
+    """A stopping criterion that ends generation when ``stop`` is set (a cancelled job),
+    and notes when the first token came."""
+    import torch
+    import transformers
+
+    class Stop(transformers.StoppingCriteria):
+        first: float = 0.0
+
+        def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
+            if not self.first:
+                self.first = time.monotonic()
+            flag = bool(stop is not None and stop.is_set())
+            return torch.full((input_ids.shape[0],), flag, dtype=torch.bool)
+
+    return Stop()
 
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -11,12 +11,11 @@ calls ``train_policy``; ``episodes --summary`` scores predictions with ``example
 """
 
 from .features import Action, Hidden
-from .fit import Example, examples_from, fit, scores, stamp
-from .model import Policy
+from .fit import FEATURES, Example, eval_episodes, examples_from, fit, scores, stamp, train_policy
 from .online import learn_online
 from .plans import figures, round_plan, steer
+from .predict import Policy
 from .reading import read_briefs, read_with
-from .train import FEATURES, eval_episodes, train_policy
 
 __all__ = [
     "FEATURES",

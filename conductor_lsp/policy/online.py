@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..episodes.records import Episode
 from .fit import examples_from, fit
-from .model import Policy
+from .predict import Policy
 from .reading import Embed, read_briefs
 
 #: Passes over one job's examples: a nudge, not a refit.

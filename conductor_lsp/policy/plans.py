@@ -12,7 +12,7 @@ from ..conductor.static import RETRY, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
 from .features import Action
-from .model import Policy, index
+from .predict import Policy, index
 
 
 def round_plan(
@@ -56,7 +56,7 @@ def figures(policy: Policy, brief: str, pool: Sequence[WorkerInfo]) -> str:
 
 def steer(plan: Plan, policy: Policy, brief: str, pool: Sequence[WorkerInfo]) -> Plan:
     """The conductor's plan with each step's worker replaced by the policy's pick for that
-    step's wording (the baseline's, for a wording it does not know): the cheapest worker
+    step's wording (static's, for a wording it does not know): the cheapest worker
     whose chance reaches the target, else the likeliest."""
     steps = []
     for s in plan.steps:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..models.hidden import mean_vector
 from .features import Hidden, seen_brief
-from .model import Policy
+from .predict import Policy
 
 Embed = Callable[[str], Sequence[float]]
 

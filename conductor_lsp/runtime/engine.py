@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 
 from ..errors import BudgetExceeded, ConductorError
-from ..plan import Plan
-from ..protocols import WorkerResponse
+from ..plan import Plan, Step
+from ..protocols import WorkerRequest, WorkerResponse
 from ..task import Task
 from ..usage import Tally
 from ..workers.pool import WorkerPool
@@ -205,36 +205,47 @@ class Engine:
                 system=request.system,
                 parts=[p.text for p in request.parts],
             )
-            t0 = time.monotonic()
-            try:
-                resp: WorkerResponse = await self.pool[step.worker].complete(request)
-            except ConductorError as e:
-                res.error, res.elapsed = str(e), time.monotonic() - t0
-                self.trace.write("error", step=i, worker=step.worker, error=str(e))
-            else:
-                res.text, res.usage, res.cost, res.elapsed = (
-                    resp.text,
-                    resp.usage,
-                    resp.cost,
-                    resp.elapsed,
-                )
-                res.answered = True
-                self.meter.cost += resp.cost
-                tallies.setdefault(step.worker, Tally()).add(resp.usage, resp.cost)
-                self.trace.write(
-                    "response",
-                    step=i,
-                    worker=step.worker,
-                    text=resp.text,
-                    usage=resp.usage.to_json(),
-                    cost=resp.cost,
-                    elapsed=resp.elapsed,
-                    attempts=resp.attempts,
-                )
+            await self._call(step, i, request, res, tallies)
             self._emit_finished(res)
             done(res)
         finally:
             finished[i].set()
+
+    async def _call(
+        self,
+        step: Step,
+        i: int,
+        request: WorkerRequest,
+        res: StepResult,
+        tallies: dict[str, Tally],
+    ) -> None:
+        """One worker call: its answer (or error) into ``res``, its bill into the tallies."""
+        t0 = time.monotonic()
+        try:
+            resp: WorkerResponse = await self.pool[step.worker].complete(request)
+        except ConductorError as e:
+            res.error, res.elapsed = str(e), time.monotonic() - t0
+            self.trace.write("error", step=i, worker=step.worker, error=str(e))
+            return
+        res.text, res.usage, res.cost, res.elapsed = (
+            resp.text,
+            resp.usage,
+            resp.cost,
+            resp.elapsed,
+        )
+        res.answered = True
+        self.meter.cost += resp.cost
+        tallies.setdefault(step.worker, Tally()).add(resp.usage, resp.cost)
+        self.trace.write(
+            "response",
+            step=i,
+            worker=step.worker,
+            text=resp.text,
+            usage=resp.usage.to_json(),
+            cost=resp.cost,
+            elapsed=resp.elapsed,
+            attempts=resp.attempts,
+        )
 
     def _emit_finished(self, res: StepResult) -> None:
         self.on_event(

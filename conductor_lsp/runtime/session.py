@@ -29,7 +29,7 @@ from .trace import Trace, new_trace_path
 async def make_plan(
     conductor: Conductor, task: Task, workers: Sequence[WorkerInfo], max_steps: int
 ) -> Plan:
-    """The conductor's plan, or the static baseline with the reason it was needed; a
+    """The conductor's plan, or static's plan with the reason it was needed; a
     fallback keeps the conductor's raw answer and what asking it cost."""
     try:
         plan = await conductor.plan(task, workers, max_steps)

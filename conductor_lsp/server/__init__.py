@@ -1,7 +1,8 @@
 """The LSP layer: the only place that knows LSP types.
 
 ``create_server`` builds the server object (``app``) and registers the handlers
-(``handlers``) on it, as pygls servers do with decorators.
+(``handlers``) on it, as pygls servers do with decorators. ``review`` is the editor's
+``fix.review.Reviewer``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> None:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        server.serve_stdio()
 
 
 __all__ = ["ConductorServer", "create_server", "serve"]

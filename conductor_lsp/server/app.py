@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol import default_converter
 
 from ..config.schema import Config
 from ..errors import ConductorError
@@ -29,21 +29,9 @@ from ..version import __version__
 from . import arguments
 from .job_table import JobManager, Reviews, ServerJob
 from .settings import ServerSettings, SettingsStack
-from .transport import read_messages
+from .transport import Reader, read_messages
 
 log = logging.getLogger("conductor_lsp.server")
-
-
-class ConductorProtocol(LanguageServerProtocol):
-    def _handle_cancel_notification(self, msg_id: Any) -> None:
-        """$/cancelRequest also stops the job that request started (pygls alone won't)."""
-        if not isinstance(msg_id, str | int):  # an id of {} is no id (and unhashable)
-            log.warning("$/cancelRequest with an invalid id: %r", msg_id)
-            return
-        super()._handle_cancel_notification(msg_id)
-        server = self._server
-        if isinstance(server, ConductorServer):
-            server.jobs.cancel_request(msg_id)
 
 
 def make_converter() -> cattrs.Converter:
@@ -56,7 +44,6 @@ class ConductorServer(LanguageServer):
         super().__init__(
             "conductor-lsp",
             __version__,
-            protocol_cls=ConductorProtocol,
             converter_factory=make_converter,
         )
         self.jobs = JobManager()
@@ -67,16 +54,22 @@ class ConductorServer(LanguageServer):
         self._session: Session | None = None
         self._old_sessions: list[Session] = []
         self._session_lock = threading.Lock()
+        #: Set when the server shuts down: the reader stops.
+        self.stopped = threading.Event()
 
-    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
-        """pygls's stdio loop, with the guarded reader of ``transport``."""
-        self._stop_event = threading.Event()
+    # pygls 2.1.1 reads messages with its own loop (``start_io``, ``start_tcp``), which
+    # lets a few bad messages end the server or go unanswered, and cancels only requests
+    # still waiting to run. Both doors below run our own reader instead
+    # (``transport.read_messages``), built from pygls's public parts only: its stdio
+    # reader and writer, ``protocol.set_writer``, ``thread_pool`` and ``shutdown``.
+
+    def serve_stdio(self, stdin: Any = None, stdout: Any = None) -> None:
+        """The server on stdio, with the guarded reader of ``transport``."""
+        self.stopped.clear()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(
-                read_messages(self._stop_event, reader, self.protocol, self.report_server_error)
-            )
+            asyncio.run(self._read(reader))
         except BrokenPipeError:
             log.error("the client is gone; shutting down")
         except (KeyboardInterrupt, SystemExit):
@@ -86,11 +79,11 @@ class ConductorServer(LanguageServer):
 
     def start_tcp(self, host: str, port: int) -> None:
         """One client over TCP (for debugging), with the same guarded reader."""
-        stop = self._stop_event = threading.Event()
+        self.stopped.clear()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)
-            await read_messages(stop, reader, self.protocol, self.report_server_error)
+            await self._read(reader)
             self.shutdown()
 
         async def serve() -> None:
@@ -104,6 +97,15 @@ class ConductorServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    async def _read(self, reader: Reader) -> None:
+        await read_messages(
+            self.stopped, reader, self.protocol, self.report_server_error, self.jobs.cancel_request
+        )
+
+    def shutdown(self) -> None:
+        self.stopped.set()
+        super().shutdown()
 
     @property
     def root(self) -> Path:

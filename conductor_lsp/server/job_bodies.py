@@ -14,7 +14,9 @@ from ..edits.workspace import read_text
 from ..episodes.records import OutcomeRecord
 from ..errors import ConductorError, EditError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..fix.review import retry_instruction
+from ..fix.report import FixReport
+from ..fix.review import fix_until_kept
+from ..runtime.results import JobOutcome
 from ..task import FileContext, Task, file_context
 from ..testrun import TestRun
 from .app import ConductorServer
@@ -52,58 +54,31 @@ async def edit_job(
     job.progress.begin(job.title, "planning")
     config, settings = ls.current_config()
     session = await asyncio.to_thread(ls.session)  # key commands may take a while
-    doc = ls.workspace.get_text_document(uri)
-    root = config.root
     try:
-        context = file_context(root, doc.path, config.edits.all_deny(), text=doc.source)
+        task = editor_task(ls, job.kind, uri, rng, instruction, diagnostics)
     except EditError as e:
         finish(ls, job, "refused", str(e), error=True)
         return
-    rel = context.path
-    text = doc.source
-    selection = None
-    if rng is not None:
-        enc = str(ls.workspace.position_encoding or "utf-16")
-        a, b = offset_at(text, rng.start, enc), offset_at(text, rng.end, enc)
-        selection = (rng.start.line + 1, rng.end.line + 1)
-        if job.kind == "rewrite":
-            chosen = text[a:b]
-            instruction = (
-                instruction
-                or instruction_from_selection(chosen)
-                or ("Implement or rewrite the selected code.")
-            )
-            instruction += (
-                f"\n\nThe selection (lines {selection[0]}-{selection[1]}):\n```\n{chosen}\n```"
-            )
-    task = Task(
-        instruction, files=(FileContext(rel, text, selection),), diagnostics=tuple(diagnostics)
-    )
     job.episode_job = f"editor-{uuid.uuid4().hex[:12]}"
     result = await session.run(
         task, on_event=job.on_event, engine_ref=job.engines, job=job.episode_job
     )
     job.result = result
-    if result.outcome != "done":
+    if result.outcome is not JobOutcome.DONE:
         job.report = job_report(job.title, result, [], "")
-        finish(
-            ls,
-            job,
-            result.outcome,
-            f"{result.outcome} ({result.reason})",
-            error=result.outcome == "failed",
-        )
+        failed = result.outcome is JobOutcome.FAILED
+        finish(ls, job, result.outcome, f"{result.outcome} ({result.reason})", error=failed)
         return
     job.progress.report("applying edits", 97)
     applied = await apply_in_editor(
         ls,
-        root,
+        config.root,
         result.output,
         config.edits,
         label=job.title,
         preview=settings.preview,
         blocked=lambda p: ls.jobs.holder(p, job),
-        targets=[rel],
+        targets=task.editable(),
     )
     job.undo = applied.undo
     job.report = job_report(job.title, result, applied.paths, applied.errors)
@@ -112,23 +87,47 @@ async def edit_job(
             None, None, applied=applied.paths, refused=applied.errors, id=result.episode
         )
     )
-    if applied.errors and not applied.paths:
-        finish(
-            ls,
-            job,
-            "failed",
-            f"no edit applied: {applied.errors.splitlines()[0]}",
-            error=True,
-        )
-    elif applied.errors:
-        finish(ls, job, "failed", applied.errors.strip(), error=True)
+    if applied.errors:
+        first = applied.errors.splitlines()[0]
+        why = f"no edit applied: {first}" if not applied.paths else applied.errors.strip()
+        finish(ls, job, "failed", why, error=True)
     else:
-        finish(
-            ls,
-            job,
-            "done",
-            f"edited {', '.join(applied.paths)} (${result.cost:.4f}, {result.seconds:.1f}s)",
-        )
+        spent = f"${result.cost:.4f}, {result.seconds:.1f}s"
+        finish(ls, job, "done", f"edited {', '.join(applied.paths)} ({spent})")
+
+
+def editor_task(
+    ls: ConductorServer,
+    kind: str,
+    uri: str,
+    rng: types.Range | None,
+    instruction: str,
+    diagnostics: list[str],
+) -> Task:
+    """The task of an editor job on one buffer: its text as the editor has it, the
+    selection, and for a rewrite the instruction from the selection's first comments;
+    ``EditError`` for a file outside the workspace or on the deny list."""
+    config, _ = ls.current_config()
+    doc = ls.workspace.get_text_document(uri)
+    context = file_context(config.root, doc.path, config.edits.all_deny(), text=doc.source)
+    text = doc.source
+    selection = None
+    if rng is not None:
+        enc = str(ls.workspace.position_encoding or "utf-16")
+        a, b = offset_at(text, rng.start, enc), offset_at(text, rng.end, enc)
+        selection = (rng.start.line + 1, rng.end.line + 1)
+        if kind == "rewrite":
+            chosen = text[a:b]
+            instruction = (
+                instruction
+                or instruction_from_selection(chosen)
+                or "Implement or rewrite the selected code."
+            )
+            instruction += (
+                f"\n\nThe selection (lines {selection[0]}-{selection[1]}):\n```\n{chosen}\n```"
+            )
+    files = (FileContext(context.path, text, selection),)
+    return Task(instruction, files=files, diagnostics=tuple(diagnostics))
 
 
 def dirty_buffers(ls: ConductorServer, root: Path) -> list[str]:
@@ -155,18 +154,15 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     root = config.root
     dirty = dirty_buffers(ls, root)
     if dirty:
-        finish(
-            ls,
-            job,
-            "refused",
-            f"save these files first, so the tests run on what you see: {', '.join(sorted(dirty))}",
-            error=True,
+        why = (
+            f"save these files first, so the tests run on what you see: {', '.join(sorted(dirty))}"
         )
+        finish(ls, job, "refused", why, error=True)
         return
     job.progress.begin(job.title, "running the tests")
     reviewer = editor_reviewer(ls, root, f"{job.title}: review") if settings.preview else None
-    instruction = instruction or DEFAULT_INSTRUCTION
-    while True:
+
+    async def once(instruction: str) -> FixReport:
         before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
         loop = FixLoop(
             await asyncio.to_thread(ls.session),
@@ -178,17 +174,22 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         )
         try:
             report = await loop.run()
-        except ConductorError as e:
-            finish(ls, job, "failed", str(e), error=True)
-            return
         finally:
             await sync_buffers(ls, before, job.title)
         job.checkpoint_ref = report.checkpoint.ref
         job.fix_report = report
-        if not (report.again and report.rejected):
-            break
-        instruction = retry_instruction(instruction, report.rejected)
-        job.progress.report("trying again with your reasons")
+        return report
+
+    async def again(report: FixReport) -> bool:
+        if report.again and job.progress is not None:
+            job.progress.report("trying again with your reasons")
+        return report.again
+
+    try:
+        report = await fix_until_kept(once, instruction or DEFAULT_INSTRUCTION, again)
+    except ConductorError as e:
+        finish(ls, job, "failed", str(e), error=True)
+        return
     last = report.rounds[-1].attempts[0].job if report.rounds else None
     if last is not None:
         job.report = job_report(job.title, last, report.written, "")

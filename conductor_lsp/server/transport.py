@@ -8,6 +8,12 @@ oversized messages are refused without reading them into memory, and the reader
 finds the next header after garbage, also when a wrong ``Content-Length`` swallowed part
 of it: a body whose JSON value ends before its announced length gives the rest back to
 the stream, where the next header is read again.
+
+This loop is the server's only reader (``ConductorServer.serve_stdio`` and
+``start_tcp`` run it), so it is also where ``$/cancelRequest`` reaches the job the
+request started: pygls cancels only a request still waiting to run. It uses pygls's
+public surface alone (``structure_message``, ``handle_message``, the protocol's
+``writer``), checked against pygls 2.1.1 by ``tests/server/test_jsonrpc.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import cattrs
+from lsprotocol.types import CANCEL_REQUEST
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
@@ -107,8 +114,10 @@ async def read_messages(
     reader: Reader,
     protocol: JsonRPCProtocol,
     on_error: Callable[[Exception, Any], Any],
+    on_cancel: Callable[[str | int], None] = lambda msg_id: None,
 ) -> None:
-    """The server's main loop: read framed messages and hand them on, whatever comes."""
+    """The server's main loop: read framed messages and hand them on, whatever comes;
+    ``on_cancel`` hears each ``$/cancelRequest`` with a valid id, before pygls does."""
     reader = Rewindable(reader)
     length: int | None = None
     while not stop.is_set():
@@ -135,13 +144,17 @@ async def read_messages(
         if not body.strip():
             continue
         try:
-            handle_body(protocol, body)
+            handle_body(protocol, body, on_cancel)
         except Exception as e:  # the loop must outlive any one message
             log.exception("could not handle a message")
             on_error(e, JsonRpcException)
 
 
-def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
+def handle_body(
+    protocol: JsonRPCProtocol,
+    body: bytes,
+    on_cancel: Callable[[str | int], None] = lambda msg_id: None,
+) -> None:
     """Check one message's envelope, structure it, and hand it to the protocol; a request
     that cannot be handled is answered with the proper JSON-RPC error."""
     try:
@@ -176,6 +189,12 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
         if is_request:
             reply(protocol, msg_id, JsonRpcInvalidParams(f"Invalid Params for {method}: {detail}"))
         return
+    if method == CANCEL_REQUEST:
+        msg_id = getattr(getattr(message, "params", None), "id", None)
+        if not (isinstance(msg_id, str) or type(msg_id) is int):  # {} is no id (unhashable)
+            log.warning("$/cancelRequest with an invalid id: %r", msg_id)
+            return
+        on_cancel(msg_id)
     protocol.handle_message(message)
 
 
@@ -187,4 +206,14 @@ def _detail(error: BaseException) -> str:
 
 
 def reply(protocol: JsonRPCProtocol, msg_id: Any, error: JsonRpcException) -> None:
-    protocol._send_response(msg_id, error=error.to_response_error())
+    """Answer with ``error``, framed as pygls frames its own, through the protocol's writer."""
+    payload: dict[str, Any] = {"code": error.code, "message": error.message}
+    if error.data is not None:
+        payload["data"] = error.data
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": payload}).encode()
+    kind = f"{protocol.CONTENT_TYPE}; charset={protocol.CHARSET}"
+    head = f"Content-Length: {len(body)}\r\nContent-Type: {kind}\r\n\r\n".encode()
+    if protocol.writer is None:
+        log.error("no writer to answer %r with: %s", msg_id, error.message)
+        return
+    protocol.writer.write(head + body)  # stdio and TCP writers write at once

@@ -4,15 +4,14 @@ For pytest the failures are read from a junit report; the output models see is s
 (no timings, no addresses), so the same failure reads the same on every run.
 """
 
-from .run import (
+from .process import is_pytest, run_tests
+from .result import (
     HEAD_CHARS,
     TAIL_CHARS,
     UNKNOWN_FAILURES,
     TestFailure,
     TestRun,
     clip,
-    is_pytest,
-    run_tests,
     steady,
 )
 

@@ -15,9 +15,9 @@ from ..episodes.log import read_episodes
 from ..episodes.records import Episode
 from ..errors import ConfigError
 from ..learn import Weights, by_shape, reward
-from ..policy.model import Policy
+from ..policy.fit import examples_from
+from ..policy.predict import Policy
 from ..policy.reading import read_briefs
-from ..policy.train import examples_from
 from ..runtime.session import embedder
 
 
