@@ -9,9 +9,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from helpers import standin_workers
 from standin import StandIn
 
-from conductor_lsp import Config, WorkerConfig, load_config
+from conductor_lsp import Config, load_config
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -41,39 +42,6 @@ def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-def standin_workers(url: str) -> dict[str, dict[str, object]]:
-    """One worker per provider, all pointed at the stand-in."""
-    return {
-        "gpt": {
-            "provider": "openai",
-            "model": "gpt-5-mini",
-            "base_url": f"{url}/v1",
-            "api_key_env": "TEST_OPENAI_KEY",
-            "price_in": 1.0,
-            "price_out": 2.0,
-            "description": "stand-in OpenAI",
-        },
-        "claude": {
-            "provider": "anthropic",
-            "model": "claude-sonnet-4-5",
-            "base_url": url,
-            "api_key_env": "TEST_ANTHROPIC_KEY",
-            "price_in": 3.0,
-            "price_out": 15.0,
-            "description": "stand-in Anthropic",
-        },
-        "gem": {
-            "provider": "gemini",
-            "model": "gemini-2.5-flash",
-            "base_url": url,
-            "api_key_env": "TEST_GEMINI_KEY",
-            "price_in": 0.3,
-            "price_out": 2.5,
-            "description": "stand-in Gemini",
-        },
-    }
-
-
 @pytest.fixture
 def keys(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     values = {
@@ -94,13 +62,6 @@ def standin_config(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> Co
     )
 
 
-def worker_config(**kw: object) -> WorkerConfig:
-    wc = WorkerConfig()
-    for k, v in kw.items():
-        setattr(wc, k, v)
-    return wc
-
-
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("torch")
@@ -111,7 +72,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def smollm2() -> Path:
-    from conductor_lsp.local_models import find_smollm2
+    from conductor_lsp.models.transformers import find_smollm2
 
     path = find_smollm2()
     if path is None:

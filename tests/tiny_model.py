@@ -67,7 +67,7 @@ def well_formed(raw: str, workers: Sequence[Any]) -> Any:
     Random weights write word salad, often in a loop, which the parser rightly refuses
     as no instruction; what the grammar guarantees is everything else: three lists of
     equal length, known ids, earlier steps only, no tool last."""
-    from conductor_lsp.conductor.parse import parse_for_workers
+    from conductor_lsp.conductor.output import parse_for_workers
 
     head, subtasks, tail = raw.strip().split("\n")
     count = len(ast.literal_eval(subtasks.split("=", 1)[1].strip()))

@@ -63,7 +63,7 @@ def test_the_vscode_settings_are_the_configuration_keys() -> None:
     from conductor_lsp.conductor.registry import AUTO, BACKENDS
     from conductor_lsp.configure.load import MAX_STEPS_LIMIT, describe_keys
 
-    package = Path(__file__).resolve().parents[1] / "editor_clients" / "vscode" / "package.json"
+    package = Path(__file__).resolve().parents[2] / "editor_clients" / "vscode" / "package.json"
     props = json.loads(package.read_text())["contributes"]["configuration"]["properties"]
     editor_only = {"server.command", "preview", "configFile", "logFile", "workers"}
     keys = {key: default for key, default, _ in describe_keys()}

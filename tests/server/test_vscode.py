@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from standin import Seen, StandIn
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VSIX = REPO / "editor_clients" / "vscode" / "conductor-lsp.vsix"
 CODE_SERVER = Path(
     os.environ.get("CODE_SERVER_HOME")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import git
 import pytest
+from helpers import GOOD, calc_project, cli, config, sr, worker
 from standin import Behaviour, StandIn
 
 PY = sys.executable
@@ -21,12 +22,7 @@ TESTS = (
     "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
     "def test_mul():\n    assert mul(2, 3) == 6\n"
 )
-GOOD = "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
 WORSE = "calc.py\n<<<<<<< SEARCH\n    return a * b\n=======\n    return a ** b\n>>>>>>> REPLACE\n"
-
-
-def sr(path: str, search: str, replace: str) -> str:
-    return f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
 
 
 @pytest.fixture
@@ -37,30 +33,17 @@ def repo(tmp_path: Path, standin: StandIn) -> Path:
     with r.config_writer() as c:
         c.set_value("user", "name", "Test")
         c.set_value("user", "email", "test@example.com")
-    (root / "calc.py").write_text(BUGGY)
-    (root / "conftest.py").write_text("")
-    (root / "test_calc.py").write_text(TESTS)
+    calc_project(root, calc=BUGGY, tests=TESTS)
     (root / ".gitignore").write_text(".conductor/\n")
     r.index.add(["calc.py", "conftest.py", "test_calc.py", ".gitignore"])
     r.index.commit("init")
-    (root / "conductor.toml").write_text(
-        f'[conductor]\nbackend = "static"\nmax_steps = 1\n'
-        f'[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n'
-        f'base_url = "{standin.url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
-        f'[test]\ncommand = "{PY} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n'
-    )
+    conductor = 'backend = "static"\nmax_steps = 1'
+    (root / "conductor.toml").write_text(config(conductor, worker("coder", standin.url)))
     return root
 
 
 def fix(root: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    return subprocess.run(
-        [PY, "-m", "conductor_lsp.cli", "fix", str(root), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return cli("fix", str(root), *args, timeout=timeout)
 
 
 def test_fix_turns_a_buggy_repo_green(repo: Path, standin: StandIn) -> None:
@@ -304,14 +287,7 @@ def test_undo_does_not_cross_jobs(repo: Path, standin: StandIn) -> None:
 
 
 def undo_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    return subprocess.run(
-        [PY, "-m", "conductor_lsp.cli", "undo", str(root), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return cli("undo", str(root), *args, timeout=60)
 
 
 def test_review_writes_only_accepted_hunks_and_the_reason_reaches_the_next_try(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from helpers import sr
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,10 +22,6 @@ CALC = (
     "    def name(self):\n"
     "        return 'shape'\n"
 )
-
-
-def sr(path: str, search: str, replace: str) -> str:
-    return f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
 
 
 def test_exact_search_replace() -> None:

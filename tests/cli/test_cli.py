@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+import helpers
 import pytest
-from conftest import standin_workers
+from helpers import standin_workers
 from standin import Seen, StandIn
 
 
@@ -30,15 +30,7 @@ def write_config(root: Path, url: str, backend: str = "static", extra: str = "")
 def cli(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "conductor_lsp.cli", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return helpers.cli(*args, cwd=cwd, env=env, timeout=timeout)
 
 
 def test_plan_static_json(tmp_path: Path, standin: StandIn, keys: dict[str, str]) -> None:

@@ -1,6 +1,6 @@
 """Review in the editor and Show Candidates: the real server over stdio (pytest-lsp, with
 VS Code's and Neovim's capability profiles) and a real headless Neovim with the plugin.
-The code-server test drives VS Code's own refactor preview (tests/test_vscode.py)."""
+The code-server test drives VS Code's own refactor preview (tests/server/test_vscode.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_editor import job_end, run_command, session, wait_for
+from helpers import editor_workspace as workspace
+from lsp_editor import job_end, run_command, run_nvim, session, wait_for
 from standin import Behaviour, StandIn
-from test_lsp import workspace
-from test_neovim import run_nvim
 
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.errors import EditError

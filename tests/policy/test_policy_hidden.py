@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_policy import FAIL, pool, write_episodes
+from helpers import FAIL, write_episodes
+from helpers import policy_pool as pool
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
 from conductor_lsp.models.hidden import mean_vector

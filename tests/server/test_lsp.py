@@ -6,34 +6,19 @@ import asyncio
 import json
 import re
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from helpers import EDITOR_CALC, GOOD
+from helpers import editor_workspace as workspace
 from lsp_editor import SERVER, job_end, progress, run_command, session, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from standin import Behaviour, StandIn
 
-BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-GOOD = "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
-TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+BUGGY = EDITOR_CALC
 PROFILES = ["visual-studio-code", "neovim@v0.11.0"]
-
-
-def workspace(root: Path, url: str) -> Path:
-    root.mkdir(exist_ok=True)
-    (root / "calc.py").write_text(BUGGY)
-    (root / "conftest.py").write_text("")
-    (root / "test_calc.py").write_text(TESTS)
-    (root / "conductor.toml").write_text(
-        f'[conductor]\nbackend = "static"\nmax_steps = 1\n'
-        f'[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n'
-        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
-        f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n'
-    )
-    return root
 
 
 @pytest.fixture

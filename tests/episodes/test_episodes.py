@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import PLAN, WHOLE_FIX, by_model, cli, openai_conductor
+from helpers import coder_workspace as workspace
 from lsp_editor import job_end, run_command, session
 from standin import Behaviour, StandIn
-from test_accounting import FIX, PLAN, answer_by_model, cli, openai_conductor, workspace
 
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.episodes.records import Episode, Leaf, OutcomeRecord
@@ -84,7 +85,7 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
     conductor = openai_conductor(standin.url) + '\napi_key_env = "PLANNER_KEY"'
     # The conductor's own episode alone: no floor beside it (see test_search for both).
     root = workspace(tmp_path / "ws", standin.url, conductor, "[fix]\nfloor = false\n")
-    standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
+    standin.responder = by_model({"planner": PLAN}, default=WHOLE_FIX)  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
     path = root / ".conductor" / "episodes.jsonl"
@@ -113,7 +114,7 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
 
 def test_record_false_records_nothing(tmp_path: Path, standin: StandIn) -> None:
     root = workspace(tmp_path / "ws", standin.url, extra="[learn]\nrecord = false\n")
-    standin.push(Behaviour(text=FIX))
+    standin.push(Behaviour(text=WHOLE_FIX))
     assert cli("fix", str(root)).returncode == 0
     assert not (root / ".conductor" / "episodes.jsonl").exists()
 
@@ -130,7 +131,7 @@ def test_damaged_lines_are_skipped(tmp_path: Path) -> None:
 
 async def test_an_editor_job_records_its_episode(tmp_path: Path, standin: StandIn) -> None:
     root = workspace(tmp_path / "ws", standin.url)
-    standin.push(Behaviour(text=FIX))
+    standin.push(Behaviour(text=WHOLE_FIX))
     async with session(root, "visual-studio-code") as (client, editor):
         uri = editor.open(root / "calc.py")
         res = await run_command(client, "conductor.fix", {"uri": uri})

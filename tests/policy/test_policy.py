@@ -12,14 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import FAIL, TEST_COMMAND, calc_project, write_episodes
+from helpers import policy_pool as pool
 from standin import Seen, StandIn
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
 from conductor_lsp.conductor.static import DIRECT
 from conductor_lsp.policy import Action, Example, Policy, fit, round_plan
-from conductor_lsp.protocols import WorkerInfo
-
-FAIL = "$ pytest\nFAILED (exit 1)\n- test_x.py::test_x at test_x.py:3: {msg}\n"
 
 
 def task(kind: str, n: int) -> Task:
@@ -33,14 +32,6 @@ def task(kind: str, n: int) -> Task:
     return Task(
         f"Implement the export feature number {n} across the modules.", files, test_failures=failure
     )
-
-
-def pool(cheap: str, dear: str, price: float = 1.0) -> list[WorkerInfo]:
-    return [
-        WorkerInfo(dear, "a careful, expensive coder", price * 10, price * 10, "openai"),
-        WorkerInfo(cheap, "a quick, cheap coder", price, price, "openai"),
-        WorkerInfo("tests", "runs the tests", 0, 0, "tests", is_tool=True),
-    ]
 
 
 def table_examples() -> list[Example]:
@@ -232,30 +223,6 @@ def test_a_model_conductor_receives_the_policys_figures(tmp_path: Path, standin:
     assert [s.worker for s in result.steps] == ["small"]  # type: ignore[attr-defined]
 
 
-def write_episodes(path: Path, examples: list[Example]) -> Path:
-    """Each example as a recorded search episode of one leaf, with its outcome."""
-    lines = []
-    for i, e in enumerate(examples):
-        workers = [w.__dict__ for w in e.workers]
-        lines.append({
-            "type": "episode", "id": f"e{i}", "version": 2, "job": f"j{i}", "round": 1,
-            "inputs": {"task": e.brief, "workers": workers, "max_steps": 5},
-            "plan": {"source": "search", "steps": [
-                {"worker": e.action.worker, "subtask": DIRECT, "role": "generation",
-                 "access": []}]},
-            "steps": [{"worker": e.action.worker, "cost": e.cost, "seconds": 1.0}],
-            "result": {"cost": e.cost, "seconds": 1.0},
-        })  # fmt: skip
-        lines.append({
-            "type": "outcome", "id": f"e{i}", "green": e.green,
-            "failing_before": ["t"], "failing_after": [] if e.green else ["t"],
-            "leaves": [{"step": 0, "worker": e.action.worker, "green": e.green,
-                        "failing_after": 0 if e.green else 1}],
-        })  # fmt: skip
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return path
-
-
 def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
     episodes = write_episodes(tmp_path / "episodes.jsonl", table_examples())
     out = tmp_path / "ws" / "policy.json"
@@ -285,13 +252,9 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
 
 def with_calc_bug(root: Path) -> None:
     """A one-file bug (add subtracts), its failing test, and the command that runs it."""
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    (root / "conftest.py").write_text("")
-    (root / "test_calc.py").write_text(
-        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
+    calc_project(root)
     with (root / "conductor.toml").open("a") as f:
-        f.write(f'[test]\ncommand = "{sys.executable} -m pytest -q -p no:cacheprovider"\n')
+        f.write(f'[test]\ncommand = "{TEST_COMMAND}"\n')
 
 
 def fix_job(root: Path) -> object:

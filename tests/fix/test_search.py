@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import git
+import helpers
 import pytest
+from helpers import BUGGY, FIXED, TESTS, WRONG, by_model, calc_project, config, worker
 from standin import Behaviour, Seen, StandIn
 
 from conductor_lsp import FixLoop, Plan, Session, Step, Task, load_config
@@ -27,54 +27,22 @@ from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.runtime import CandidateJudged, Event, LoopNote
 
 PY = sys.executable
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = "def add(a, b):\n    return a + b\n"
-TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-RIGHT = f"calc.py\n```python\n{FIXED}```\n"
-WRONG = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+RIGHT = helpers.WHOLE_FIX
 CHEAT = "test_calc.py\n```python\ndef test_add():\n    assert True\n```\n"
 
 
 def workspace(root: Path, url: str, conductor: str, extra: str = "", *, repo: bool = True) -> Path:
     """A git repository (or a plain folder) with one failing test and two workers, "quick"
     and "strong"."""
-    root.mkdir()
-    (root / "calc.py").write_text(BUGGY)
-    (root / "conftest.py").write_text("")
-    (root / "test_calc.py").write_text(TESTS)
-    if repo:
-        r = git.Repo.init(root)
-        r.index.add(["calc.py", "conftest.py", "test_calc.py"])
-        r.index.commit("init")
-    (root / "conductor.toml").write_text(
-        f"[conductor]\n{conductor}\n"
-        f'[workers.quick]\nprovider = "openai-compatible"\nmodel = "quick"\nstrength = 1\n'
-        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 0.1\nprice_out = 0.2\n'
-        f'[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\nstrength = 2\n'
-        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
-        f'[test]\ncommand = "{PY} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n{extra}'
-    )
+    calc_project(root, repo=repo)
+    quick = worker("quick", url, price_in=0.1, price_out=0.2, strength=1)
+    strong = worker("strong", url, price_in=1.0, price_out=2.0, strength=2)
+    (root / "conductor.toml").write_text(config(conductor, quick, strong, extra=extra))
     return root
 
 
-def by_model(answers: dict[str, tuple[float, str]]) -> Callable[[Seen], str]:
-    """Answer each model with its text after its delay (the stand-in serves in threads)."""
-
-    def respond(seen: Seen) -> str:
-        delay, text = answers.get(str(seen.body.get("model")), (0.0, "no idea"))
-        time.sleep(delay)
-        return text
-
-    return respond
-
-
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "NO_COLOR": "1",
-        "COLUMNS": "200",
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-    }
+    return helpers.cli_env({"XDG_CACHE_HOME": str(tmp_path / "cache")})
 
 
 def watch(proc: subprocess.Popen[str], path: Path) -> list[bytes]:
@@ -349,8 +317,8 @@ def test_a_repeated_leaf_samples_and_the_first_stays_greedy(
 ) -> None:
     root = workspace(tmp_path / "ws", standin.url, 'backend = "static"')
     cfg = (root / "conductor.toml").read_text() + "[search]\ntemperature = 0.7\n"
-    greedy = "max_retries = 0\ntemperature = 0.0\nprice_in = 1.0"
-    (root / "conductor.toml").write_text(cfg.replace("max_retries = 0\nprice_in = 1.0", greedy))
+    greedy = 'model = "strong"\ntemperature = 0.0\n'
+    (root / "conductor.toml").write_text(cfg.replace('model = "strong"\n', greedy))
     leaf = Step("strong", "Fix it.", ())
     plan = Plan((leaf, leaf, Step("quick", "Fix it.", ())))
 

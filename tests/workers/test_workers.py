@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import worker_config
+from helpers import worker_config
 from standin import Behaviour, StandIn
 
 from conductor_lsp import (

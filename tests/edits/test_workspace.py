@@ -7,14 +7,11 @@ import stat
 from pathlib import Path
 
 import pytest
+from helpers import sr
 
 from conductor_lsp import UnsafePath
 from conductor_lsp.edits import DEFAULT_DENY, check_path
 from conductor_lsp.edits.workspace import apply_output_to_disk
-
-
-def sr(path: str, search: str, replace: str) -> str:
-    return f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from helpers import sr
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,10 +92,6 @@ def test_any_plan_text_is_a_plan_or_a_plan_error(text: str) -> None:
 
 
 # --- worker answers ------------------------------------------------------------------------
-
-
-def sr(path: str, search: str, replace: str) -> str:
-    return f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
 
 
 def test_a_search_longer_than_the_file_is_a_clear_no_match() -> None:

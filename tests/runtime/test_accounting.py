@@ -4,61 +4,22 @@ traces, budgets as hard caps, the test command everywhere, doctor on a path."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-import git
 import pytest
+from helpers import BUGGY, PLAN, WHOLE_FIX, cli, coder_workspace, openai_conductor
+from helpers import by_model as answer_for
 from standin import Behaviour, Seen, StandIn
 
 PY = sys.executable
-BUGGY = "def add(a, b):\n    return a - b\n"
-TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-FIX = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
-PLAN = json.dumps({"model_id": [0], "subtasks": ["Fix add() now."], "access_list": ["all"]})
+FIX = WHOLE_FIX
 
 
 def workspace(root: Path, url: str, conductor: str = "", extra: str = "") -> Path:
-    root.mkdir()
-    r = git.Repo.init(root)
-    (root / "calc.py").write_text(BUGGY)
-    (root / "conftest.py").write_text("")
-    (root / "test_calc.py").write_text(TESTS)
-    r.index.add(["calc.py", "conftest.py", "test_calc.py"])
-    r.index.commit("init")
-    conductor = conductor or 'backend = "static"'
-    (root / "conductor.toml").write_text(
-        f"[conductor]\n{conductor}\n"
-        f'[workers.coder]\nprovider = "openai-compatible"\nmodel = "coder"\n'
-        f'base_url = "{url}/v1"\nmax_retries = 0\nprice_in = 1.0\nprice_out = 2.0\n'
-        f'[test]\ncommand = "{PY} -m pytest -q -p no:cacheprovider"\ntimeout = 60\n{extra}'
-    )
-    return root
-
-
-def openai_conductor(url: str) -> str:
-    return (
-        f'backend = "openai"\nmodel = "planner"\nbase_url = "{url}/v1"\nmax_retries = 0\n'
-        "price_in = 100.0\nprice_out = 200.0"
-    )
-
-
-def cli(
-    *args: str, cwd: Path | None = None, timeout: float = 240
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    return subprocess.run(
-        [PY, "-m", "conductor_lsp.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-    )
+    return coder_workspace(root, url, conductor or 'backend = "static"', extra)
 
 
 def traces(root: Path) -> list[dict[str, object]]:
@@ -75,10 +36,7 @@ def cost_row(stdout: str, name: str) -> list[str]:
 
 
 def answer_by_model(plan: str, work: str) -> object:
-    def respond(seen: Seen) -> str:
-        return plan if seen.body.get("model") == "planner" else work
-
-    return respond
+    return answer_for({"planner": plan}, default=work)
 
 
 def test_the_conductor_is_counted_in_table_report_and_trace(

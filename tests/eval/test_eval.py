@@ -18,7 +18,7 @@ from conductor_lsp.edits.workspace import apply_output_to_disk
 from conductor_lsp.eval import load_suite, parse_strategies, prepare
 from conductor_lsp.fix.context import context_files
 
-SUITE = Path(__file__).resolve().parents[1] / "bench" / "tasks"
+SUITE = Path(__file__).resolve().parents[2] / "bench" / "tasks"
 TASKS = load_suite(SUITE)
 #: Bugs whose cause is two modules away from the failing test (the repository map's suite).
 FAR = load_suite(SUITE.parent / "tasks_far")

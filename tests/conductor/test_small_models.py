@@ -20,8 +20,8 @@ from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.runtime import make_plan
 from conductor_lsp.runtime.requests import system_prompt
 
-ANSWERS = Path(__file__).parent / "answers"
-TASKS = Path(__file__).resolve().parents[1] / "bench" / "tasks"
+ANSWERS = Path(__file__).resolve().parents[1] / "answers"
+TASKS = Path(__file__).resolve().parents[2] / "bench" / "tasks"
 
 
 def answer(name: str) -> str:

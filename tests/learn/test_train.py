@@ -25,7 +25,7 @@ from conductor_lsp.protocols import WorkerInfo
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")
-SUITE = Path(__file__).resolve().parents[1] / "bench" / "tasks"
+SUITE = Path(__file__).resolve().parents[2] / "bench" / "tasks"
 TASKS = {t.name: t for t in load_suite(SUITE)}
 INFOS = [
     WorkerInfo("quick", "cheap", 1.0, 1.0, "openai-compatible"),
