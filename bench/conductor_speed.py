@@ -33,11 +33,11 @@ from pathlib import Path
 
 import httpx
 from _common import median, table
-from conductor_lsp.models.base import has_module
 
 from conductor_lsp import FileContext, Task
 from conductor_lsp.conductor import build_prompt
 from conductor_lsp.conductor.grammar import plan_grammar
+from conductor_lsp.models.base import has_module
 from conductor_lsp.models.llama import LlamaModel, default_threads, llama_available
 from conductor_lsp.models.transformers import LocalModel, find_smollm2
 from conductor_lsp.protocols import WorkerInfo
