@@ -121,6 +121,7 @@ def test_a_plugin_distribution_adds_a_provider_and_a_backend(tmp_path: Path) -> 
     git.Repo.init(root)
     (root / "conductor.toml").write_text(
         '[conductor]\nbackend = "first-worker"\n'
+        "[fix]\nfloor = false\n"  # the plugin's own plan, not the floor's call first
         '[workers.e]\nprovider = "echo"\n'
         f'[test]\ncommand = "{python} -m pytest -q -p no:cacheprovider"\n'
     )

@@ -19,7 +19,7 @@ from ..learn.reward import Weights
 from ..learn.rollout import Pool, Rollouts
 from ..learn.sft import train_from_episodes
 from ..models.transformers import find_smollm2
-from ..policy.fit import FEATURES, train_policy
+from ..policy.offline import FEATURES, train_policy
 from ..protocols import Conductor, Embedder
 
 

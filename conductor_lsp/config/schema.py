@@ -107,14 +107,24 @@ class FixConfig:
     allow_test_edits: bool = False
     """Let a fix job change the tests it is fixing (and their pytest configuration)."""
     floor: bool = True
-    """Run static's own call (the floor) beside a conductor's plan, as one more candidate (with a
-    routing policy: after its cheaper picks beat nothing)."""
+    """Run static's own rounds (the floor lane) beside every other strategy's candidates,
+    from their own start and told only of their own attempts."""
     repo_map_chars: int = 6000
     """Analysis steps also see an outline of the workspace's Python files, nearest the
     failing tests first, cut to this many characters (0: no map)."""
     named_files: int = 3
     """Workspace files a round's answers name but the round did not show (a module found
     through the map) that the next rounds show too, at most (0: none)."""
+    prefer: str = "balanced"
+    """In which order a round's candidates run: balanced (the likeliest per dollar first,
+    the rest if it fails), cost (cheaper workers before the floor's call, one at a time)
+    or latency (all at once)."""
+    give_up_below: float = 0.05
+    """With a fitted stop rule (`train --policy`), a lane beside the floor stops when its
+    next round's chance of green is below this."""
+    give_up_floor: bool = False
+    """Let the stop rule stop the floor lane too (static's own rounds), saving its calls on
+    tasks nothing is likely to solve."""
 
 
 @dataclass

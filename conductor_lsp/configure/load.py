@@ -19,6 +19,7 @@ from ..conductor.registry import AUTO, BACKENDS
 from ..config.options import check_extra, field_docs, fill, own_options
 from ..config.schema import SECTIONS, Config, WorkerConfig
 from ..errors import ConfigError
+from ..policy.order import PREFER
 from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
@@ -77,6 +78,10 @@ def validate(cfg: Config) -> None:
         Policy.load(policy)
     if not 0 < cfg.edits.fuzzy_threshold <= 1:
         raise ConfigError("edits.fuzzy_threshold must be above 0 and at most 1")
+    if cfg.fix.prefer not in PREFER:
+        raise ConfigError(f"fix.prefer must be one of {', '.join(PREFER)}, got {cfg.fix.prefer!r}")
+    if not 0 <= cfg.fix.give_up_below < 1:
+        raise ConfigError("fix.give_up_below must be at least 0 and below 1")
     if not 1 <= cfg.conductor.max_steps <= MAX_STEPS_LIMIT:
         raise ConfigError(f"conductor.max_steps must be between 1 and {MAX_STEPS_LIMIT}")
     for name, w in cfg.workers.items():

@@ -4,7 +4,8 @@
 strongest affordable worker, a debugging retry); ``search`` every model worker and two
 wordings as candidates the tests choose from, and ``search:workers``,
 ``search:wording``, ``search:samples`` each source of diversity alone (samples: three
-calls to the strongest, two sampled); ``pipeline`` the analysis ->
+calls to the strongest, two sampled); ``cascade`` the cheaper workers first, then the
+floor (``prefer = "cost"``); ``pipeline`` the analysis ->
 generation -> review chain; ``single:NAME`` static pinned to one worker
 (the plain "one call to that model" script, with the same retry).
 """
@@ -35,6 +36,12 @@ NAMED: dict[str, dict[str, Any]] = {
         "search": {"workers": False, "wording": False, "samples": 3},
     },
     "pipeline": {"conductor": {"backend": "pipeline"}},
+    # The trivial cascade: every cheaper worker first, one at a time, then the floor.
+    "cascade": {
+        "conductor": {"backend": "search", "worker": ""},
+        "search": {"workers": True, "wording": False, "samples": 1},
+        "fix": {"prefer": "cost"},
+    },
 }
 
 

@@ -1,9 +1,10 @@
-"""The fix loop's vocabulary: states, candidates, verdicts and rounds.
+"""The fix loop's vocabulary: states, candidates, verdicts, attempts and rounds.
 
-A round starts from a *state* (the job's start with some files changed, and the
-whole-suite run that judged it). Its plans run; every leaf's answer is a *candidate*;
-each candidate gets a *verdict* from the tests in its own sandbox. The best verified
-state so far is where the next round starts and what the user's files become at the end.
+Each lane of a round (``plan.Lane``) starts from a *state* of its own (the job's start
+with some files changed, and the whole-suite run that judged it). Its plans run in
+waves (``attempts``); every leaf's answer is a *candidate*; each candidate gets a
+*verdict* from the tests in its own sandbox. The best verified state so far is what the
+user's files become at the end.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..conductor.static import strongest
 from ..episodes.records import LEAF_REFUSED_KEEP, Leaf
 from ..plan import Lane
 from ..runtime.results import JobResult, StepResult
@@ -63,6 +63,8 @@ class Candidate:
     #: Which of the round's plans gave it.
     lane: Lane = Lane.PLAN
     verdict: Verdict | None = None
+    #: Which of the round's waves asked it (1: the first).
+    wave: int = 1
     #: Its state when its edit applied and a whole-suite run judged it.
     state: State | None = None
 
@@ -80,16 +82,17 @@ class Candidate:
         return self.verdict is not None and self.verdict.green
 
     @property
-    def order(self) -> tuple[int, int]:
+    def order(self) -> tuple[bool, int, int]:
         """Its place in the round's plans, which breaks ties: not the order in which the
-        answers came back. The floor comes before a conductor's plan, so that a tie leaves
-        the next round where static's next round starts."""
-        return (self.lane is Lane.CONDUCTOR, self.step.index)
+        answers came back. The floor comes first, so that a tie leaves the other lanes
+        where static's next round starts; then the waves in the order they ran."""
+        return (self.lane is not Lane.FLOOR, self.wave, self.step.index)
 
     @property
     def label(self) -> str:
         lane = f"{self.lane} " if self.lane else ""
-        return f"round {self.round}, {lane}step {self.step.index} ({self.worker})"
+        wave = f", wave {self.wave}" if self.wave > 1 else ""
+        return f"round {self.round}{wave}, {lane}step {self.step.index} ({self.worker})"
 
     def leaf(self) -> Leaf | None:
         """Its own verdict as the episode records it (None: never judged, another
@@ -104,70 +107,68 @@ class Candidate:
 
 @dataclass
 class Attempt:
-    """One job of a round: a plan and its run, in its lane; ``brief``, the task as its
-    conductor saw it."""
+    """One job of a round: a plan and its run, in its lane and wave, from its lane's
+    ``base``; ``brief``, the task as its conductor saw it."""
 
     lane: Lane
     job: JobResult
     brief: str = ""
+    base: State | None = None
+    wave: int = 1
 
 
 @dataclass
 class Round:
     index: int
-    base: State
     attempts: list[Attempt] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
-    #: The files the round showed (paths).
-    shown: list[str] = field(default_factory=list)
+    #: The files each lane's task showed (paths).
+    shown: dict[Lane, list[str]] = field(default_factory=dict)
 
-    def texts(self) -> list[str]:
-        """Every step's answer, leaves or not (an analysis may name a file)."""
-        return [s.text for a in self.attempts for s in a.job.steps if s.ok]
-
-    def escalates(self) -> bool:
-        """Whether the pool's strongest model worker gave none of this round's candidates:
-        the next round asks it (a policy or a conductor began with a cheaper one), so a
-        cheap answer that changed nothing is no reason yet to call the job stuck."""
-        infos = next((a.job.workers for a in self.attempts if a.job.workers), ())
-        models = [w for w in infos if not w.is_tool]
-        if not models or not self.candidates:
-            return False
-        top = strongest(models).name
-        return all(c.worker != top for c in self.candidates)
+    def texts(self, lane: Lane | None = None) -> list[str]:
+        """Every step's answer (of one lane), leaves or not (an analysis may name a file)."""
+        return [
+            s.text
+            for a in self.attempts
+            if lane is None or a.lane is lane
+            for s in a.job.steps
+            if s.ok
+        ]
 
     def of(self, attempt: Attempt) -> list[Candidate]:
-        return [c for c in self.candidates if c.lane is attempt.lane]
+        return [c for c in self.candidates if c.lane is attempt.lane and c.wave == attempt.wave]
 
-    def best(self) -> Candidate | None:
-        """The candidate with the fewest failing tests on a whole run (plan order breaks
-        ties), if it is not worse than the round's start."""
-        judged = [c for c in self.candidates if c.state is not None]
-        if not judged:
-            return None
-        top = min(judged, key=lambda c: (c.state.run.failing if c.state else 0, *c.order))
-        assert top.state is not None
-        return top if top.state.run.failing <= self.base.run.failing else None
+    def in_lane(self, lane: Lane) -> list[Candidate]:
+        return [c for c in self.candidates if c.lane is lane]
 
-    def lead(self) -> Candidate | None:
-        """The candidate the next round debugs from (its files and its history): the best,
-        if it beat the round's start; else the first in plan order, static's own call
-        where the floor runs, so the strongest's retry starts where static's retry starts."""
-        best = self.best()
-        if best is not None and best.state is not None and best.state.beats(self.base):
-            return best
-        return min(self.candidates, key=lambda c: c.order, default=None)
-
-    def next_base(self) -> State:
-        """Where the next round starts: the lead's state unless it is worse than this
-        round's start (static's own rule when it is the only candidate)."""
-        lead = self.lead()
-        state = lead.state if lead is not None else None
-        return (
-            state if state is not None and state.run.failing <= self.base.run.failing else self.base
-        )
+    def attempts_in(self, lane: Lane) -> list[Attempt]:
+        return [a for a in self.attempts if a.lane is lane]
 
 
-def escalated(rounds: Sequence[Round]) -> bool:
-    """Whether the pool's strongest worker has given no candidate in any round yet."""
-    return bool(rounds) and all(r.escalates() for r in rounds)
+def best_of(candidates: Sequence[Candidate], base: State) -> Candidate | None:
+    """The candidate with the fewest failing tests on a whole run (plan order breaks
+    ties), if it is not worse than ``base``."""
+    judged = [c for c in candidates if c.state is not None]
+    if not judged:
+        return None
+    top = min(judged, key=lambda c: (c.state.run.failing if c.state else 0, *c.order))
+    assert top.state is not None
+    return top if top.state.run.failing <= base.run.failing else None
+
+
+def lead_of(candidates: Sequence[Candidate], base: State) -> Candidate | None:
+    """The candidate a lane's next round debugs from (its files and its history): the
+    best, if it beat ``base``; else the first in plan order (static's own call where the
+    floor ran), so the strongest's retry starts where static's retry starts."""
+    best = best_of(candidates, base)
+    if best is not None and best.state is not None and best.state.beats(base):
+        return best
+    return min(candidates, key=lambda c: c.order, default=None)
+
+
+def next_state(candidates: Sequence[Candidate], base: State) -> State:
+    """Where a lane's next round starts: its lead's state unless that is worse than
+    ``base`` (static's own rule when it is the only candidate)."""
+    lead = lead_of(candidates, base)
+    state = lead.state if lead is not None else None
+    return state if state is not None and state.run.failing <= base.run.failing else base

@@ -1,8 +1,8 @@
-"""What the next round is told of this one: each plan, each candidate's edits and errors,
-and the tests afterwards (the loop's recursion), per lane.
+"""What a lane's next round is told of this one: each plan, each candidate's edits and
+errors, and the tests afterwards (the loop's recursion).
 
-A lane's history is its own: the floor's retry is told only of the floor's attempts, so
-it is asked, word for word, what static's retry is asked.
+The floor's history is its own: its retry is told only of the floor's attempts, so it is
+asked, word for word, what static's retry is asked.
 """
 
 from __future__ import annotations
@@ -10,29 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..conductor.static import DIRECT, RETRY
-from ..plan import Lane, access_text
+from ..plan import access_text
 from .candidates import Attempt, Candidate, Round, Verdict
-
-
-class Histories:
-    """What each lane's next plan is told of the rounds so far."""
-
-    def __init__(self) -> None:
-        self._told = dict.fromkeys(Lane, "")
-
-    def __getitem__(self, lane: Lane) -> str:
-        return self._told[lane]
-
-    def after(self, rnd: Round, *, floor_beside: bool) -> None:
-        """Tell each lane of ``rnd``. When the next round debugs from one leaf (several
-        candidates), the strongest's retry is told of that leaf: the floor's, where the
-        floor runs beside a conductor (``floor_beside``), else the round's own plan's."""
-        for a in rnd.attempts:
-            self._told[a.lane] = describe(rnd, [a])
-        self._told[Lane.PLAN] = self._told[Lane.CONDUCTOR] = describe(rnd)
-        lead = rnd.lead()
-        if lead is not None and len(rnd.candidates) > 1:
-            self._told[Lane.FLOOR if floor_beside else Lane.PLAN] = follow(rnd, lead)
 
 
 def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
@@ -63,7 +42,7 @@ def describe_leaf(rnd: Round, cand: Candidate, source: str = "") -> str:
     the one-step plan it was (``source``, else its plan's own). For the floor's own
     call (``source`` "static") this is the very text ``static`` would show, so search's
     first leaf retraces static's rounds."""
-    attempt = next(a for a in rnd.attempts if a.lane is cand.lane)
+    attempt = next(a for a in rnd.attempts if a.lane is cand.lane and a.wave == cand.wave)
     step = cand.step.step
     job = attempt.job
     source = source or job.plan.source

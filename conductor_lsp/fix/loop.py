@@ -18,21 +18,21 @@ from ..checkpoints import store as cp
 from ..checkpoints.store import Checkpoint
 from ..config.schema import Config
 from ..errors import BudgetExceeded, ConfigError
+from ..plan import Lane
 from ..runtime.budget import Meter
 from ..runtime.events import EventSink, LoopNote, ignore
 from ..runtime.session import Session
 from ..testrun import TestRun, run_tests
-from .candidates import Round, State, escalated
+from .candidates import Round, State, best_of
 from .context import named_files
 from .finish import Finisher
-from .history import Histories
+from .lanes import LaneState, lanes_for
 from .repo_map import RepoMap, repo_map
 from .report import FixReport
 from .review import Reviewer
 from .round import RoundRunner
 from .sandbox import Workbench
-from .stops import FixOutcome, Green, Stop
-from .stuck import StuckRule
+from .stops import FixOutcome, GaveUp, Green, Stop, Stuck
 from .verify import Verifier
 
 DEFAULT_INSTRUCTION = (
@@ -151,54 +151,51 @@ class FixLoop:
             report,
             self.repo,
         )
-        base, histories, stuck = start, Histories(), StuckRule()
+        if start.run.passed:
+            raise Green()
+        lanes = lanes_for(self.session, start)
         limit = self.config.budget.max_iterations
-        named: list[str] = []
+        progress = False
         for k in range(1, limit + 1):
-            if base.run.passed:
-                raise Green()
             self.meter.check()
-            floor = self._floor_due(report, start)
-            rnd = await runner.run(k, start if floor else base, histories, named, floor=floor)
+            rnd = await runner.run(k, lanes, progress)
             report.rounds.append(rnd)
-            self._keep_best(rnd, start)
-            histories.after(rnd, floor_beside=self.session.conductor.asks_model)
+            self._keep_best(rnd)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
                 raise BudgetExceeded(spent)
-            new = self._named(rnd, named)
-            named += new
-            stuck.check(rnd, base, shows_more=bool(new))
-            base = rnd.next_base()
+            progress = _progressed(rnd)
+            for lane in lanes:
+                new = self._named(rnd, lane)
+                lane.named += new
+                lane.after(rnd, shows_more=bool(new))
+            if not any(lane.active for lane in lanes):
+                raise _ended(lanes)
         raise BudgetExceeded(f"budget: iterations ({limit} rounds run)")
 
-    def _keep_best(self, rnd: Round, start: State) -> None:
+    def _keep_best(self, rnd: Round) -> None:
         """A green candidate ends the job; else the round's best is kept if it beats the
         best so far."""
         green = next((c for c in rnd.candidates if c.green), None)
         if green is not None and green.state is not None:
             self.best = green.state
             raise Green()
-        best = rnd.best()
-        if best is not None and best.state is not None and best.state.beats(self.best or start):
+        assert self.best is not None
+        best = best_of(rnd.candidates, self.best)
+        if best is not None and best.state is not None and best.state.beats(self.best):
             self.best = best.state
 
-    def _floor_due(self, report: FixReport, start: State) -> bool:
-        """After a routing policy's cheaper picks beat nothing, the strongest is asked what
-        static asks it first (the floor), not to retry their failure: with the real pair
-        those retries lost tasks that static's first call solved."""
-        s = self.session
-        led = s.policy is not None and not s.conductor.asks_model
-        return self.config.fix.floor and led and self.best is start and escalated(report.rounds)
-
-    def _named(self, rnd: Round, named: list[str]) -> list[str]:
-        """Files this round's answers named that no round showed yet (see ``named_files``)."""
-        room = self.config.fix.named_files - len(named)
-        if room <= 0:
+    def _named(self, rnd: Round, lane: LaneState) -> list[str]:
+        """Files the lane's answers named (the floor's own; the other lane's, everyone's)
+        that no round of it showed yet (see ``named_files``)."""
+        room = self.config.fix.named_files - len(lane.named)
+        if room <= 0 or not rnd.attempts_in(lane.lane):
             return []
         known = self.repo.files if self.repo is not None else ()
         deny = self.config.edits.all_deny()
-        found = named_files(self.root, rnd.texts(), {*rnd.shown, *named}, deny, known, room)
+        texts = rnd.texts(Lane.FLOOR if lane.floor else None)
+        shown = {*rnd.shown.get(lane.lane, []), *lane.named}
+        found = named_files(self.root, texts, shown, deny, known, room)
         if found:
             self.note(rnd.index, f"the next round also shows {', '.join(found)} (named)")
         return found
@@ -223,3 +220,21 @@ def _state(run: TestRun) -> str:
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
+
+
+def _progressed(rnd: Round) -> bool:
+    """Whether some candidate of the round beat the state its lane started from."""
+    return any(
+        c.state is not None and a.base is not None and c.state.beats(a.base)
+        for a in rnd.attempts
+        for c in rnd.of(a)
+    )
+
+
+def _ended(lanes: list[LaneState]) -> Stop:
+    """Why a job whose every lane stopped ends: the stop rule's reason if it stopped one,
+    else the lanes' stuck rules (the floor's first)."""
+    gave_up = next((lane for lane in lanes if lane.gave_up), None)
+    if gave_up is not None:
+        return GaveUp(gave_up.stopped)
+    return Stuck(next(lane.stopped for lane in lanes if lane.stopped))

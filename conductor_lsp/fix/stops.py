@@ -4,6 +4,7 @@
     +-- Green         the tests pass
     +-- Stuck         a round changed nothing: no edit twice, the same failures, the same edit
     +-- Cancelled     the user (or the editor) cancelled
+    +-- GaveUp        the stop rule judged no candidate likely to help
 
 A budget that runs out (calls, $, seconds, rounds) is ``errors.BudgetExceeded``, raised
 where it is spent (the meter, the engine, the last round) and caught by the loop as it
@@ -25,6 +26,7 @@ class FixOutcome(StrEnum):
     STUCK = "stuck"
     FAILED = "failed"
     CANCELLED = "cancelled"
+    STOPPED = "stopped"
 
 
 class Stop(Exception):
@@ -49,4 +51,8 @@ class Cancelled(Stop):
     outcome = FixOutcome.CANCELLED
 
 
-__all__ = ["Cancelled", "FixOutcome", "Green", "Stop", "Stuck"]
+class GaveUp(Stop):
+    outcome = FixOutcome.STOPPED
+
+
+__all__ = ["Cancelled", "FixOutcome", "GaveUp", "Green", "Stop", "Stuck"]

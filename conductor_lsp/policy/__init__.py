@@ -1,28 +1,40 @@
 """The routing policy: what to try next for a task, and what it will cost, learned in
 seconds from verdicts and bills.
 
-``model`` predicts (per action: the chance of green, the $), ``fit`` learns from judged
-candidates, ``plans`` turns predictions into a round's plan, ``features`` is what it
-reads of a task and a worker, ``reading`` gives it a conductor model's hidden state of a
-brief, ``online`` updates it after every fix job, ``train`` fits one from recorded runs.
-The entries other layers use are the names below: the session plans with
-``round_plan``/``figures``/``steer`` and learns with ``learn_online``; ``train --policy``
-calls ``train_policy``; ``episodes --summary`` scores predictions with ``examples_from``.
+``predict`` gives, per action, the chance of green and the $; ``fit`` learns it from
+judged candidates; ``plans`` turns predictions into a round's plan; ``order`` decides
+which of a round's candidates run first (likeliest per dollar); ``stop`` says when a lane
+gives up; ``features`` is what it reads of a task and a worker; ``reading`` gives it a
+conductor model's hidden state of a brief; ``online`` updates it after every fix job;
+``offline`` fits one (and its stop rule) from recorded runs. The entries other layers
+use are the names below: the session plans with ``round_plan``/``figures``/``steer`` and
+learns with ``learn_online``, the fix loop orders with ``estimate``/``waves``,
+``train --policy`` calls ``train_policy``, ``episodes --summary`` scores predictions
+with ``examples_from``.
 """
 
 from .features import Action, Hidden
-from .fit import FEATURES, Example, eval_episodes, examples_from, fit, scores, stamp, train_policy
+from .fit import Example, examples_from, fit, scores, stamp
+from .offline import FEATURES, eval_episodes, train_policy
 from .online import learn_online
+from .order import PREFER, Option, chance_any, estimate, waves
 from .plans import figures, round_plan, steer
 from .predict import Policy
 from .reading import read_briefs, read_with
+from .stop import StopRule, Turn
 
 __all__ = [
     "FEATURES",
+    "PREFER",
     "Action",
     "Example",
     "Hidden",
+    "Option",
     "Policy",
+    "StopRule",
+    "Turn",
+    "chance_any",
+    "estimate",
     "eval_episodes",
     "examples_from",
     "figures",
@@ -35,4 +47,5 @@ __all__ = [
     "stamp",
     "steer",
     "train_policy",
+    "waves",
 ]

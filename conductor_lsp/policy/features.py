@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -179,3 +180,7 @@ def features(
 @functools.lru_cache(maxsize=1 << 16)
 def _hash(name: str) -> int:
     return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big") % DIM
+
+
+def sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))

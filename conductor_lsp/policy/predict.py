@@ -30,7 +30,16 @@ from ..conductor.search import CAUSE
 from ..conductor.static import DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
-from .features import Action, Hidden, features, hidden_bits, seen_brief, task_features
+from .features import (
+    Action,
+    Hidden,
+    features,
+    hidden_bits,
+    seen_brief,
+    sigmoid,
+    task_features,
+)
+from .stop import StopRule
 
 FORMAT = "conductor-lsp-policy"
 VERSION = 2
@@ -49,10 +58,6 @@ def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 40
         del memo[next(iter(memo))]
 
 
-def sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
-
-
 @dataclass
 class Policy:
     weights: dict[int, float] = field(default_factory=dict)
@@ -64,6 +69,8 @@ class Policy:
     target: float = 0.8
     #: Set when fitted on a conductor model's hidden states (``train --policy --features``).
     hidden: Hidden | None = None
+    #: When to give up on a lane (``stop``); None: never early.
+    stop: StopRule | None = None
     _bits: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     _views: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -191,6 +198,8 @@ class Policy:
         }
         if self.hidden is not None:
             out["hidden"] = self.hidden.to_json()
+        if self.stop is not None:
+            out["stop"] = self.stop.to_json()
         return out
 
     @classmethod
@@ -212,6 +221,7 @@ class Policy:
                 about=dict(data.get("about") or {}),
                 target=float(data.get("target", 0.8)),
                 hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,
+                stop=StopRule.from_json(data["stop"]) if data.get("stop") else None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{where} is a damaged policy: {e}") from e

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
@@ -76,21 +76,19 @@ class Engine:
         *,
         started: float | None = None,
         on_leaf: Callable[[StepResult], None] | None = None,
+        asked: Sequence[Step] = (),
     ) -> JobResult:
         """Run ``plan``; ``started`` is when the job began (before the conductor was asked).
-        ``on_leaf`` receives each leaf's result as soon as it has answered."""
+        ``on_leaf`` receives each leaf's result as soon as it has answered; a step that
+        repeats one of ``asked`` (the round's earlier calls) samples too."""
         started = time.monotonic() if started is None else started
         self.on_event(PlanReady(plan))
         self.trace.write("plan", **plan_record(plan))
         results = [StepResult(i, s) for i, s in enumerate(plan.steps)]
         finished = [asyncio.Event() for _ in plan.steps]
         tallies: dict[str, Tally] = {}
-        leaves = frozenset(
-            i
-            for i in plan.leaves()
-            if on_leaf is not None and not self.pool.is_tool(plan.steps[i].worker)
-        )
-        sampled = repeats(plan)
+        leaves = self._candidates(plan) if on_leaf is not None else frozenset()
+        sampled = repeats(plan, asked)
 
         def done(res: StepResult) -> None:
             if res.index in leaves and res.ok and on_leaf is not None:
@@ -129,6 +127,10 @@ class Engine:
         if outcome is JobOutcome.DONE:
             outcome, reason = self._outcome(plan, results)
         return self._finish(plan, results, outcome, reason, started, tallies)
+
+    def _candidates(self, plan: Plan) -> frozenset[int]:
+        """The leaves whose answers are candidates (a tool's answer is never code)."""
+        return frozenset(i for i in plan.leaves() if not self.pool.is_tool(plan.steps[i].worker))
 
     def _outcome(self, plan: Plan, results: list[StepResult]) -> tuple[JobOutcome, str]:
         errors = [r for r in results if r.error]

@@ -3,8 +3,10 @@ its subtask, stable parts first so provider prompt caches hit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..edits.format import edit_instructions
-from ..plan import Plan
+from ..plan import Plan, Step
 from ..protocols import Part, WorkerRequest
 from ..task import Task
 from .results import StepResult
@@ -31,12 +33,13 @@ def system_prompt(task: Task) -> str:
     return SYSTEM.format(how=edit_instructions(path, longest), read_only=read_only)
 
 
-def repeats(plan: Plan) -> frozenset[int]:
-    """Steps that ask exactly what an earlier step asks (worker, subtask, access)."""
-    seen: set[tuple[object, ...]] = set()
+def repeats(plan: Plan, asked: Sequence[Step] = ()) -> frozenset[int]:
+    """Steps that ask exactly what an earlier step asks (worker, subtask, what it sees,
+    role), in this plan or among ``asked``: the round's earlier calls (independent ones)."""
+    seen: set[tuple[object, ...]] = {(s.worker, s.subtask, (), s.role) for s in asked}
     out = set()
     for i, s in enumerate(plan.steps):
-        key = (s.worker, s.subtask, s.access if s.access == "all" else tuple(s.access), s.role)
+        key = (s.worker, s.subtask, s.dependencies(i), s.role)
         if key in seen:
             out.add(i)
         seen.add(key)

@@ -14,7 +14,7 @@ from ..config.schema import Config
 from ..episodes.log import EpisodeLog
 from ..episodes.records import Episode
 from ..errors import BackendUnavailable, BudgetExceeded, ConfigError, PlanError, WorkerError
-from ..plan import Lane, Plan
+from ..plan import Lane, Plan, Step
 from ..policy import Policy, figures, learn_online, read_briefs, round_plan, steer
 from ..protocols import Conductor, Embedder, WorkerInfo
 from ..task import Task
@@ -159,6 +159,7 @@ class Session:
         job: str = "",
         round_index: int = 0,
         lane: Lane = Lane.PLAN,
+        asked: Sequence[Step] = (),
     ) -> JobResult:
         """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel,
         ``on_leaf`` each candidate answer as it arrives. ``job``, ``round_index`` and ``lane``
@@ -183,7 +184,7 @@ class Session:
             )
             if engine_ref is not None:
                 engine_ref.append(engine)
-            result = await engine.run(plan, task, started=started, on_leaf=on_leaf)
+            result = await engine.run(plan, task, started=started, on_leaf=on_leaf, asked=asked)
             result.workers = tuple(infos)
             result.recorded = result.record(
                 task,

@@ -169,6 +169,8 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
         f'base_url = "{standin.url}/v1"\nmax_retries = 0\n'
         f'[workers.strong]\nprovider = "openai-compatible"\nmodel = "strong"\n'
         f'base_url = "{standin.url}/v1"\nmax_retries = 0\nprice_in = 10.0\nprice_out = 10.0\n'
+        # every candidate at once, so the conductor plans beside the floor and is paid
+        '[fix]\nprefer = "latency"\n'
     )
     out = tmp_path / "results.jsonl"
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}

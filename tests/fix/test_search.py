@@ -28,6 +28,8 @@ from conductor_lsp.runtime import CandidateJudged, Event, LoopNote
 
 PY = sys.executable
 RIGHT = helpers.WHOLE_FIX
+#: Every candidate of a round at once, as search ran before the cost-aware order.
+LATENCY = '[fix]\nprefer = "latency"\n'
 CHEAT = "test_calc.py\n```python\ndef test_add():\n    assert True\n```\n"
 
 
@@ -108,7 +110,7 @@ def test_candidates_are_tested_at_once(
     tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    extra = "[budget]\nmax_iterations = 1\n"
+    extra = f"[budget]\nmax_iterations = 1\n{LATENCY}"
     root = workspace(tmp_path / "ws", standin.url, 'backend = "search"\nmax_steps = 2', extra)
     (root / "conftest.py").write_text("import time\n\ntime.sleep(1.5)\n")  # every run is slow
     git.Repo(root).git.commit("-qam", "slow tests")
@@ -220,7 +222,7 @@ def test_a_test_weakening_candidate_is_refused_in_its_sandbox(
     tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"', repo=False)
+    root = workspace(tmp_path / "ws", standin.url, 'backend = "search"', LATENCY, repo=False)
     standin.responder = by_model({"quick": (0, CHEAT), "strong": (1.0, RIGHT)})
     events: list[tuple[float, Event]] = []
     report = run_loop(root, events)
@@ -232,17 +234,19 @@ def test_a_test_weakening_candidate_is_refused_in_its_sandbox(
         json.loads(line)
         for line in (root / ".conductor" / "episodes.jsonl").read_text().splitlines()
     ]
-    leaves = next(e for e in episodes if e["type"] == "outcome")["leaves"]
+    # one outcome a lane: the floor's (strong), the other leaves' (quick's among them)
+    leaves = [leaf for e in episodes if e["type"] == "outcome" for leaf in e["leaves"]]
     by = {leaf["worker"]: leaf for leaf in leaves if leaf["worker"] == "quick"}
     assert by["quick"]["applied"] == [] and "holds tests" in by["quick"]["refused"]
     assert any(leaf["worker"] == "strong" and leaf["green"] for leaf in leaves)
 
 
 def test_the_floor_runs_beside_the_conductors_plan(tmp_path: Path, standin: StandIn) -> None:
-    """The baseline's call is one more candidate, started with the plan, not after it fails;
-    once it is green, the conductor still writing its plan is not waited for."""
+    """With ``prefer = "latency"`` the floor's call is one more candidate, started with the
+    plan, not after it fails; once it is green, the conductor still writing its plan is
+    not waited for."""
     conductor = f'backend = "openai"\nmodel = "planner"\nbase_url = "{standin.url}/v1"'
-    root = workspace(tmp_path / "ws", standin.url, conductor)
+    root = workspace(tmp_path / "ws", standin.url, conductor, LATENCY)
     plan = json.dumps({"model_id": [0], "subtasks": ["Fix it."], "access_list": ["all"]})
     calls: list[tuple[str, float]] = []
     answer = by_model({"planner": (40.0, plan), "quick": (0, WRONG), "strong": (0.5, RIGHT)})
@@ -383,7 +387,8 @@ def test_search_retraces_the_baselines_rounds(
         asks = [s for s in standin.seen if RETRY in s.prompt() and s.body["model"] == "strong"]
         retries[backend] = asks[0].body["messages"]
         assert "in 0." not in asks[0].prompt() and "1 failed" in asks[0].prompt()
-    assert len(standin.seen) > 4  # search asked more than static: three leaves, then two
+    # search asked more than static: three leaves, then the floor's retry, green first
+    assert len(standin.seen) == 4
     assert retries["search"] == retries["static"]
     assert "Plan (static)" in json.dumps(retries["search"])
 

@@ -16,6 +16,9 @@ from standin import Behaviour, Seen, StandIn
 
 PY = sys.executable
 FIX = WHOLE_FIX
+#: A model conductor without the floor beside it: what it plans and spends, alone.
+ALONE_TABLE = "[fix]\nfloor = false\n"
+ALONE = ALONE_TABLE
 
 
 def workspace(root: Path, url: str, conductor: str = "", extra: str = "") -> Path:
@@ -42,7 +45,9 @@ def answer_by_model(plan: str, work: str) -> object:
 def test_the_conductor_is_counted_in_table_report_and_trace(
     tmp_path: Path, standin: StandIn
 ) -> None:
-    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    # The conductor alone: beside the floor, whose call runs first and is green here, it
+    # would never be asked.
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url), ALONE)
     standin.responder = answer_by_model(PLAN, FIX)  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
@@ -63,7 +68,7 @@ def test_a_fallback_keeps_the_conductors_raw_answer_in_the_trace(
     tmp_path: Path, standin: StandIn
 ) -> None:
     prose = "Here is the workflow for solving this task:\n1. **Analyse** the code.\n" * 3
-    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url), ALONE)
     standin.responder = answer_by_model(prose, FIX)  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
@@ -76,7 +81,7 @@ def test_a_fallback_keeps_the_conductors_raw_answer_in_the_trace(
 
 def test_the_raw_answer_in_a_trace_is_bounded(tmp_path: Path, standin: StandIn) -> None:
     huge = "x" * 50_000 + "THE END"
-    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url), ALONE)
     standin.responder = answer_by_model(huge, FIX)  # type: ignore[assignment]
     assert cli("fix", str(root)).returncode == 0
     raw = str(next(r for r in traces(root) if r["type"] == "plan")["raw"])
@@ -113,9 +118,9 @@ def test_max_seconds_is_a_hard_cap_while_a_worker_is_slow(tmp_path: Path, standi
 def test_fix_test_is_the_command_of_the_tests_tool_worker_too(
     tmp_path: Path, standin: StandIn
 ) -> None:
-    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url))
+    root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url), ALONE)
     text = (root / "conductor.toml").read_text().replace("[test]\n", "[oldtest]\n")
-    (root / "conductor.toml").write_text(text.split("[oldtest]")[0])  # no [test] at all
+    (root / "conductor.toml").write_text(text.split("[oldtest]")[0] + ALONE_TABLE)
     (root / "test_slow_unrelated.py").write_text("def test_other():\n    assert False\n")
     plan = json.dumps(
         {"model_id": [1, 0], "subtasks": ["Run the tests now", "Fix add() now."],
@@ -187,8 +192,22 @@ def by_model(seen: Seen) -> str:
     return FIX
 
 
-def test_the_floor_runs_the_baseline_beside_the_plan(tmp_path: Path, standin: StandIn) -> None:
+def test_the_floor_runs_first_and_a_green_floor_spares_the_plan(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    """By default the likeliest candidate per dollar runs first: with no policy to say
+    otherwise, the floor's own call; green, it spares the conductor's call and the plan."""
     root = floor_workspace(tmp_path / "ws", standin.url)
+    standin.responder = by_model  # type: ignore[assignment]
+    out = cli("fix", str(root))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "round 1 (floor):" in out.stdout and "round 1 (conductor):" not in out.stdout
+    assert [s.body["model"] for s in standin.seen] == ["strong"]
+    assert (root / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")
+
+
+def test_the_floor_runs_the_baseline_beside_the_plan(tmp_path: Path, standin: StandIn) -> None:
+    root = floor_workspace(tmp_path / "ws", standin.url, '[fix]\nprefer = "latency"\n')
     standin.responder = by_model  # type: ignore[assignment]
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr

@@ -229,7 +229,7 @@ async def test_fix_tests_publishes_and_clears_diagnostics(
     assert end.message.startswith("green")
     assert "make the tests pass" not in end.message  # clients show the title beside it
     messages = [r.message or "" for r in progress(client, res["jobId"])]
-    assert "[1] candidate round 1, step 0 (coder): green" in messages  # each candidate shown
+    assert "[1] candidate round 1, floor step 0 (coder): green" in messages  # each candidate shown
     assert list(client.diagnostics[test_uri]) == []  # cleared when green
     assert (ws / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")
     assert editor.text(uri) == BUGGY.replace("a - b", "a + b")  # type: ignore[attr-defined]

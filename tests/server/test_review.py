@@ -206,7 +206,7 @@ def test_a_candidate_is_not_applied_over_a_file_changed_since_the_job(tmp_path: 
     step = StepResult(0, Step("coder", "fix it"))
     other = State({"calc.py": GREEN.encode()}, run, "round 1, step 0 (coder)")
     cand = Candidate(1, step, verdict=Verdict(["calc.py"], tests=run), state=other)
-    report = FixReport("failed", "", run, run, start, [Round(1, other, candidates=[cand])])
+    report = FixReport("failed", "", run, run, start, [Round(1, candidates=[cand])])
     (tmp_path / "calc.py").write_text("user's own work\n")
     with pytest.raises(EditError, match=r"changed since the job ended: calc\.py"):
         pick(tmp_path, report, 0, [])
@@ -253,8 +253,10 @@ def test_neovim_shows_candidates_applies_the_other_one_and_undo_restores(
     assert result["fixed"] and result["listed"] and result["applied"] and result["undone"], result
     assert result["disk_fixed"] == GREEN
     listing = "\n".join(result["candidate_lines"])  # type: ignore[arg-type]
-    assert "#0 round 1, step 0 (coder)  2 failing" in listing
-    assert "#1 round 2, step 0 (coder)  green" in listing and "[applied by the job]" in listing
+    assert "#0 round 1, floor step 0 (coder)  2 failing" in listing
+    assert (
+        "#1 round 2, floor step 0 (coder)  green" in listing and "[applied by the job]" in listing
+    )
     assert result["disk_applied"] == wrong
     assert result["disk_undone"] == GREEN
 

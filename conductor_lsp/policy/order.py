@@ -1,0 +1,109 @@
+"""In which order a round's candidates run, and which of them wait for the others.
+
+Each candidate (an ``Option``) is a step some lane would run this round: the floor's
+own call, or one of the other lanes' (search's leaves, a routing policy's picks, a model
+conductor's whole plan). It has an expected price and, when a routing policy is there
+to say it, a chance of turning the tests green.
+
+Running A before B (and B only if A fails) costs ``$A + (1 - P_A) $B``, the other order
+``$B + (1 - P_B) $A``; A first is cheaper exactly when ``P_A / $A > P_B / $B``. So the
+likeliest per dollar runs first, and the rest only if it fails. ``[fix] prefer`` says
+how much waiting that may cost:
+
+- ``balanced`` (the default): the best option by P per $ alone (without a policy: the
+  floor's call), then everything else at once if it failed;
+- ``cost``: one at a time, the options cheaper than the floor's call first (likeliest
+  per dollar first), then the floor, then the rest at once;
+- ``latency``: everything at once, as search always did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..conductor.static import DIRECT, RETRY
+from ..plan import Lane, Step
+from ..protocols import WorkerInfo
+from .features import Action
+from .predict import ANSWER_TOKENS, Policy, index
+
+PREFER = ("balanced", "cost", "latency")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A candidate this round may run: a step of one lane (``step`` None: a model
+    conductor's plan, not written yet), what one call is expected to cost, and its chance
+    of a green answer (None: nothing to say it with)."""
+
+    lane: Lane
+    step: Step | None
+    price: float
+    chance: float | None = None
+
+    @property
+    def value(self) -> float:
+        """Chance per dollar: what the order sorts by (a free answer is worth the most)."""
+        if self.chance is None:
+            return -math.inf
+        return math.inf if self.price <= 0 else self.chance / self.price
+
+
+def estimate(
+    lane: Lane,
+    step: Step,
+    pool: Sequence[WorkerInfo],
+    brief: str,
+    prompt_tokens: int,
+    policy: Policy | None,
+) -> Option:
+    """The option of one step: the policy's chance and bill for its (worker, wording),
+    else the worker's price on this prompt and no chance."""
+    info = next((w for w in pool if w.name == step.worker), None)
+    price = (
+        (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
+        if info is not None
+        else math.inf
+    )
+    if policy is None:
+        return Option(lane, step, price)
+    key = index(policy.wordings, DIRECT if step.subtask == RETRY else step.subtask)
+    if key is None:
+        return Option(lane, step, price)
+    action = Action(step.worker, key)
+    chance = policy.p_green(brief, action, pool)
+    return Option(lane, step, policy.cost(action, pool, prompt_tokens), chance)
+
+
+def waves(options: Sequence[Option], prefer: str) -> list[list[Option]]:
+    """The options in waves: a wave runs at once, the next only if it found no green."""
+    if prefer not in PREFER:
+        raise ValueError(f"prefer is one of {', '.join(PREFER)}, not {prefer!r}")
+    opts = list(options)
+    if prefer == "latency" or len(opts) <= 1:
+        return [opts] if opts else []
+    floor = [o for o in opts if o.lane is Lane.FLOOR]
+    rest = [o for o in opts if o.lane is not Lane.FLOOR]
+    if prefer == "cost":
+        bar = min((o.price for o in floor), default=math.inf)
+        cheaper = sorted((o for o in rest if o.price < bar), key=_cheapest_likeliest)
+        dearer = [o for o in rest if o.price >= bar]
+        return [[o] for o in cheaper] + [w for w in (floor, dearer) if w]
+    ranked = sorted(opts, key=lambda o: (o.lane is not Lane.FLOOR, 0))
+    known = [o for o in opts if o.chance is not None]
+    if known:
+        ranked = sorted(opts, key=lambda o: (-o.value, o.lane is not Lane.FLOOR))
+    return [ranked[:1], ranked[1:]]
+
+
+def _cheapest_likeliest(o: Option) -> tuple[float, float]:
+    return (-o.value, o.price) if o.chance is not None else (math.inf, o.price)
+
+
+def chance_any(options: Sequence[Option]) -> float | None:
+    """The chance that at least one option turns green (None: some chance unknown)."""
+    if not options or any(o.chance is None for o in options):
+        return None
+    return 1 - math.prod(1 - (o.chance or 0.0) for o in options)
