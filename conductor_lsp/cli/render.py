@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..fix.loop import FixReport
+from ..fix.loop import FixReport, spent
 from ..models import stats as model_stats
 from ..plan import Plan, access_text
 from ..runtime.events import (
@@ -142,6 +142,7 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         highlight=False,
     )
     console.print(f"tests: {start} -> {end} in {report.seconds:.1f}s", markup=False)
+    console.print(f"spent: {spent(report)}", markup=False, highlight=False)
     judged = [c for c in report.candidates if c.verdict is not None]
     if report.candidates:
         console.print(

@@ -89,6 +89,8 @@ class OutcomeRecord:
     green: bool = False
     leaves: tuple[Leaf, ...] = ()
     id: str = ""
+    #: What the strongest worker alone paid, or would have paid, for this plan's round.
+    alone: float = 0.0
 
     @property
     def tested(self) -> bool:
@@ -104,6 +106,7 @@ class OutcomeRecord:
         refused: str = "",
         leaves: Sequence[Leaf] = (),
         id: str = "",
+        alone: float = 0.0,
     ) -> OutcomeRecord:
         """The outcome of two test runs (None: not run); ``broke`` is what failed after
         that did not before, unknown when either run cannot say."""
@@ -119,6 +122,7 @@ class OutcomeRecord:
             bool(after is not None and after.passed),
             tuple(leaves),
             id,
+            alone,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -132,6 +136,7 @@ class OutcomeRecord:
             "refused": self.refused,
             "green": self.green,
             "leaves": [leaf.to_json() for leaf in self.leaves],
+            "alone": self.alone,
         }
 
     @classmethod
@@ -145,6 +150,7 @@ class OutcomeRecord:
             bool(d.get("green")),
             tuple(Leaf.from_json(x) for x in d.get("leaves") or () if isinstance(x, Mapping)),
             str(d.get("id") or ""),
+            float(d.get("alone") or 0.0),
         )
 
 

@@ -124,6 +124,15 @@ class Round:
     candidates: list[Candidate] = field(default_factory=list)
     #: The files each lane's task showed (paths).
     shown: dict[Lane, list[str]] = field(default_factory=dict)
+    #: The floor's call this round: its worker, and its price as estimated beforehand.
+    strongest: str = ""
+    floor_price: float = 0.0
+
+    def alone(self) -> float:
+        """What the strongest worker alone paid (or, where the floor's call did not run
+        this round, would have paid) for this round: static's own bill."""
+        floor = self.attempts_in(Lane.FLOOR)
+        return sum(a.job.cost for a in floor) if floor else self.floor_price
 
     def texts(self, lane: Lane | None = None) -> list[str]:
         """Every step's answer (of one lane), leaves or not (an analysis may name a file)."""

@@ -160,6 +160,7 @@ class FixLoop:
             self.meter.check()
             rnd = await runner.run(k, lanes, progress)
             report.rounds.append(rnd)
+            self._bill(report, rnd)
             self._keep_best(rnd)
             spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if spent:
@@ -172,6 +173,13 @@ class FixLoop:
             if not any(lane.active for lane in lanes):
                 raise _ended(lanes)
         raise BudgetExceeded(f"budget: iterations ({limit} rounds run)")
+
+    def _bill(self, report: FixReport, rnd: Round) -> None:
+        """The bill so far, beside what the strongest worker alone would have cost."""
+        report.alone += rnd.alone()
+        report.strongest = rnd.strongest or report.strongest
+        if report.strongest:
+            self.note(rnd.index, spent(report, so_far=True))
 
     def _keep_best(self, rnd: Round) -> None:
         """A green candidate ends the job; else the round's best is kept if it beats the
@@ -220,6 +228,12 @@ def _state(run: TestRun) -> str:
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
+
+
+def spent(report: FixReport, *, so_far: bool = False) -> str:
+    """``$0.0040 so far; big alone ~$0.0110``: the bill beside static's."""
+    alone = f"; {report.strongest} alone ~${report.alone:.4f}" if report.strongest else ""
+    return f"${report.cost:.4f}{' so far' if so_far else ''}{alone}"
 
 
 def _progressed(rnd: Round) -> bool:

@@ -38,6 +38,11 @@ class FixReport:
     tallies: dict[str, Tally] = field(default_factory=dict)
     #: The conductor's calls over all rounds.
     conductor: Tally = field(default_factory=Tally)
+    #: What the strongest worker alone would have cost: static's own calls where the
+    #: floor ran, else its price on the round's prompt (an estimate, shown with "~").
+    alone: float = 0.0
+    #: The pool's strongest worker (whose bill ``alone`` is).
+    strongest: str = ""
     #: Each plan's episode with its outcome joined, as recorded (what online learning reads).
     episodes: list[Episode] = field(default_factory=list)
 

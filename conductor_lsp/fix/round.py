@@ -34,6 +34,9 @@ class RoundRunner(Shared):
         """Round ``k`` of the active ``lanes``; ``progress``: the last round made some."""
         rnd = Round(k)
         offers = [await self._offer(rnd, lane) for lane in lanes if lane.active]
+        floor = next((o for o in offers if o.lane.floor and o.options), None)
+        if floor is not None and floor.options[0].step is not None:
+            rnd.strongest, rnd.floor_price = floor.options[0].step.worker, floor.options[0].price
         offers = [o for o in offers if not self._gives_up(o, k, progress)]
         wave = WaveRunner(self, rnd)
         options = [opt for o in offers for opt in o.options]

@@ -181,6 +181,7 @@ class WaveRunner:
             refused=refused or ("" if mine else attempt.job.reason or "no answer"),
             leaves=leaves,
             id=attempt.job.episode,
+            alone=attempt.job.cost if attempt.lane is Lane.FLOOR else self.rnd.floor_price,
         )
         session.episodes.outcome(outcome)
         if attempt.job.recorded is not None:

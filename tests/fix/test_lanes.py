@@ -153,3 +153,23 @@ def test_the_floors_prompts_are_statics_byte_for_byte(
     for strategy in ("search", "policy", "conductor"):
         floor_calls = [m for m in asked[strategy] if RETRY in json.dumps(m) or m in asked["static"]]
         assert floor_calls[:2] == asked["static"], strategy
+
+
+def test_the_bill_is_shown_beside_what_the_strongest_alone_would_cost(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In cost mode the cheap worker goes first and is green: the floor's call never runs,
+    and the report prices it anyway (an estimate), beside what was spent."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = respond
+    root = workspace(tmp_path / "search" / "small", standin.url, "search", 2)
+    with (root / "conductor.toml").open("a") as f:
+        f.write('[fix]\nprefer = "cost"\n')
+    report = fix(root)
+    assert report.end.passed  # type: ignore[attr-defined]
+    assert [c.worker for c in report.candidates] == ["small"]  # type: ignore[attr-defined]
+    assert report.strongest == "big" and report.alone > 5 * report.cost > 0  # type: ignore[attr-defined]
+    (outcome,) = [e.outcome for e in report.episodes]  # type: ignore[attr-defined]
+    assert outcome is not None and outcome.alone == pytest.approx(report.alone)  # type: ignore[attr-defined]
+    static = fix(workspace(tmp_path / "static" / "one", standin.url, "static", 2))
+    assert static.cost > 0 and static.alone == pytest.approx(static.cost)  # type: ignore[attr-defined]
