@@ -83,9 +83,14 @@ def policy_row(path: Path) -> tuple[str, str, str]:
     held = about.get("held_out") or {}
     figures = ", ".join(f"{k} {v}" for k, v in held.items()) or "no held-out figures"
     sources = ", ".join(about.get("trained_on") or []) or "online updates"
+    stop = (
+        f"a stop rule from {policy.stop.turns} recorded rounds"
+        if policy.stop is not None
+        else "no stop rule (no lane stops early)"
+    )
     return (
         "policy",
         "ok",
         f"{path}: {about.get('examples', 0)} judged candidates from {sources}, "
-        f"{about.get('when', '?')}; reads the task's {reads}; held-out: {figures}",
+        f"{about.get('when', '?')}; reads the task's {reads}; held-out: {figures}; {stop}",
     )

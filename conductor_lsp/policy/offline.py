@@ -28,7 +28,7 @@ from .features import Action, seen_brief
 from .fit import Example, examples_from, fit, held_out, scores, stamp
 from .predict import Policy, index
 from .reading import read_with
-from .stop import Turn
+from .stop import StopRule, Turn, fit_stop_rule
 
 FEATURES = ("words", "hidden", "both")
 
@@ -90,21 +90,32 @@ def train_policy(
     train, held = held_out(examples, 0.2, seed)
     figures = scores(fitted(train), held)
     policy = fitted(examples)
+    policy.stop = stop_rule(episodes, policy)
     seconds = time.monotonic() - started
-    stamp(
-        policy,
-        [str(p) for p in sources],
-        len(examples),
-        held_out=figures,
-        seconds=round(seconds, 2),
-        features=features,
-    )
+    turns = policy.stop.turns if policy.stop is not None else 0
+    stamp(policy, [str(p) for p in sources], len(examples), held_out=figures,
+          seconds=round(seconds, 2), features=features, stop_turns=turns)  # fmt: skip
     policy.save(out)
     log(
         f"policy fitted on {len(examples)} judged candidates from {len(episodes)} episodes in "
-        f"{seconds:.1f}s; held-out {figures}: {out}"
+        f"{seconds:.1f}s; held-out {figures}; stop rule: "
+        f"{f'{turns} recorded rounds' if turns else 'none (too few failed rounds)'}: {out}"
     )
     return dict(policy.about)
+
+
+#: Fewest recorded turns (a lane's round after a failed one) a stop rule is fitted on.
+MIN_TURNS = 8
+
+
+def stop_rule(episodes: Sequence[Episode], policy: Policy) -> StopRule | None:
+    """The stop rule the recorded rounds support: None with too few of them, or when none
+    (or every one) was green, for then they say nothing about when to give up."""
+    turns = recorded_turns(episodes, policy)
+    greens = sum(t.green for t in turns)
+    if len(turns) < MIN_TURNS or greens in (0, len(turns)):
+        return None
+    return fit_stop_rule(turns)
 
 
 def recorded_turns(episodes: Sequence[Episode], policy: Policy) -> list[Turn]:
