@@ -73,7 +73,7 @@ def estimate(
     if key is None:
         return Option(lane, step, price)
     action = Action(step.worker, key)
-    chance = policy.p_green(brief, action, pool)
+    chance = policy.hopeful(brief, action, pool)
     return Option(lane, step, policy.cost(action, pool, prompt_tokens), chance)
 
 

@@ -46,6 +46,8 @@ VERSION = 2
 #: Version 1 files are read too (they have no hidden-state features).
 READS = (1, 2)
 WORDINGS = {"direct": DIRECT, "cause": CAUSE}
+#: Answers a worker new to a known pool is tried for at the policy's target chance.
+TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
 ANSWER_TOKENS = 600
 
@@ -71,6 +73,8 @@ class Policy:
     hidden: Hidden | None = None
     #: When to give up on a lane (``stop``); None: never early.
     stop: StopRule | None = None
+    #: The bonus a worker with no answers billed gets on its chance (see ``hopeful``).
+    explore: float = 0.3
     _bits: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     _views: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -124,6 +128,22 @@ class Policy:
         x = features(self.task_view(brief), action, pool)
         return sigmoid(sum(self.weights.get(i, 0.0) for i in x)) if x else 0.0
 
+    def hopeful(self, brief: str, action: Action, pool: Sequence[WorkerInfo]) -> float:
+        """The chance to act on. In a pool the policy has billed before, a worker it has
+        billed less often gets a bonus (``explore / (1 + answers)``), and one it never
+        billed gets at least ``target`` for its first ``TRIALS`` answers: a worker new to
+        the pool gets tried (its name has no weight yet, and its ranks may carry another's
+        failures). A pool it never billed is read by ranks alone, as fitted."""
+        known = [w.name for w in pool if self.bills.get(w.name, [0.0])[0] > 0]
+        chance = self.p_green(brief, action, pool)
+        if not known or self.explore <= 0:
+            return chance
+        answers = self.bills.get(action.worker, [0.0])[0]
+        chance += self.explore / (1 + answers)
+        if answers < TRIALS:
+            chance = max(chance, self.target)
+        return min(0.99, chance)
+
     def cost(self, action: Action, pool: Sequence[WorkerInfo], prompt_tokens: int) -> float:
         """$ for one answer: the mean of what this worker was billed, else from its price."""
         bill = self.bills.get(action.worker)
@@ -147,7 +167,7 @@ class Policy:
     ) -> list[tuple[Action, float, float]]:
         """Every action with its chance and its cost, most likely first."""
         out = [
-            (a, self.p_green(brief, a, pool), self.cost(a, pool, prompt_tokens))
+            (a, self.hopeful(brief, a, pool), self.cost(a, pool, prompt_tokens))
             for a in self.actions(pool)
         ]
         return sorted(out, key=lambda t: (-t[1], t[2]))
@@ -191,6 +211,7 @@ class Policy:
             "format": FORMAT,
             "version": VERSION,
             "target": self.target,
+            "explore": self.explore,
             "wordings": self.wordings,
             "bills": self.bills,
             "about": self.about,
@@ -220,6 +241,7 @@ class Policy:
                 bills={str(k): [float(x) for x in v][:3] for k, v in data["bills"].items()},
                 about=dict(data.get("about") or {}),
                 target=float(data.get("target", 0.8)),
+                explore=float(data.get("explore", 0.3)),
                 hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,
                 stop=StopRule.from_json(data["stop"]) if data.get("stop") else None,
             )

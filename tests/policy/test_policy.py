@@ -96,7 +96,7 @@ def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_f
     at 0.85 the cheap one alone is enough; under the target, the likeliest set."""
     workers = pool("cheap", "dear")
     chance = {"cheap": 0.6, "dear": 0.95}
-    policy = Policy(target=0.8)
+    policy = Policy(target=0.8, explore=0.0)  # the set, not exploration
     policy.wordings = {"direct": DIRECT}
     monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3)] == ["dear"]

@@ -1,0 +1,70 @@
+"""Online updates follow the pool as it changes: a cheap worker that starts failing is
+abandoned within a few jobs, and a new cheap worker that solves is adopted."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from helpers import BUGGY, WHOLE_FIX, WRONG, calc_project, config, worker
+from standin import Seen, StandIn
+
+from conductor_lsp import FixLoop, Session, load_config
+from conductor_lsp.policy import Policy
+
+
+def first_worker(root: Path) -> str:
+    """One fix job, from the bug; the worker of its first candidate."""
+    (root / "calc.py").write_text(BUGGY)
+
+    async def go() -> object:
+        session = Session(load_config(root, env={}))
+        try:
+            return await FixLoop(session).run()
+        finally:
+            await session.aclose()
+
+    report = asyncio.run(go())
+    assert report.end.passed  # type: ignore[attr-defined]
+    return min(report.candidates, key=lambda c: c.order[1:]).worker  # type: ignore[attr-defined]
+
+
+def pool_toml(root: Path, url: str, cheap: list[str]) -> None:
+    workers = [worker(n, url, price_in=0.15, price_out=0.6, strength=1) for n in cheap]
+    workers.append(worker("big", url, price_in=3.0, price_out=15.0, strength=2))
+    extra = "[learn]\nonline = true\n[budget]\nmax_iterations = 1\n"
+    (root / "conductor.toml").write_text(
+        config('backend = "static"\npolicy = "p.json"', *workers, extra=extra)
+    )
+
+
+def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = {"old": 0}
+
+    def respond(seen: Seen) -> str:
+        model = seen.body.get("model")
+        if model == "old":
+            calls["old"] += 1
+            return WHOLE_FIX if calls["old"] <= 3 else WRONG  # fails from its 4th call on
+        return WHOLE_FIX  # big and new always fix it
+
+    standin.responder = respond
+    root = calc_project(tmp_path / "ws", repo=True)
+    pool_toml(root, standin.url, ["old"])
+    Policy().save(root / "p.json")  # it knows nothing yet
+    firsts = [first_worker(root) for _ in range(3)]
+    assert firsts == ["old"] * 3  # new to the pool, cheap, and right: tried first
+    bad = []
+    for _ in range(5):
+        bad.append(first_worker(root))
+    assert bad[0] == "old" and "big" in bad[:4], bad  # abandoned within a few jobs
+    assert bad[-1] == "big", bad  # and it stays abandoned
+    pool_toml(root, standin.url, ["old", "new"])
+    adopted = [first_worker(root) for _ in range(3)]
+    assert adopted == ["new"] * 3, adopted  # a new cheap worker is tried, and kept
+    policy = Policy.load(root / "p.json")
+    assert policy.about["online_updates"] == 11
