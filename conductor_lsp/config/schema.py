@@ -62,7 +62,7 @@ class ConductorConfig(EndpointConfig):
 @dataclass
 class WorkerConfig(EndpointConfig):
     provider: str = ""
-    """openai, anthropic, gemini, openai-compatible, local, llama-cpp or tests."""
+    """openai, anthropic, gemini, openai-compatible, local, llama-cpp, tests or replay."""
     description: str = ""
     """One line the conductor sees about this worker."""
     strength: int = 0

@@ -168,7 +168,7 @@ class Session:
         trace = self.new_trace()
         started = time.monotonic()
         try:
-            trace.write("task", task=task.render())
+            trace.write("task", task=task.render(), root=str(self.config.root))
             infos = self.infos(task, meter)
             if plan is None:
                 try:

@@ -37,6 +37,7 @@ PROVIDERS: Registry[WorkerClass] = Registry(
         "local": "conductor_lsp.workers.local:LocalWorker",
         "llama-cpp": "conductor_lsp.workers.llama_cpp:LlamaCppWorker",
         "tests": "conductor_lsp.workers.tests_tool:TestsWorker",
+        "replay": "conductor_lsp.workers.replay:ReplayWorker",
     },
 )
 
