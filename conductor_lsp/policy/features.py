@@ -162,19 +162,50 @@ def features(
 ) -> list[int]:
     """The hashed features of one (task, action) pair; in fitting, ``drop`` says when to
     leave out an instruction word or a hidden-state bit (with its crosses)."""
+    parts = feature_parts(brief_features, action, pool)
+    if parts is None:
+        return []
+    return parts.pick(drop)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """One (task, action)'s hashed features, hashed once: those always there, and per task
+    feature its group (itself and its crosses), marked when fitting may drop it."""
+
+    fixed: tuple[int, ...]
+    groups: tuple[tuple[bool, tuple[int, ...]], ...]
+
+    def pick(self, drop: Callable[[], bool] | None = None, *, ordered: bool = True) -> list[int]:
+        """The features of one pass: every group but those ``drop`` leaves out (asked
+        once per droppable group, in order); ``ordered``: sorted and each once (fitting
+        takes them as they come: names are distinct, so only a hash collision repeats)."""
+        out = list(self.fixed)
+        for droppable, group in self.groups:
+            if drop is not None and droppable and drop():
+                continue
+            out += group
+        return sorted(set(out)) if ordered else out
+
+
+def feature_parts(
+    brief_features: Sequence[str], action: Action, pool: Sequence[WorkerInfo]
+) -> Parts | None:
+    """The parts of ``features`` (None: the action's worker is not in the pool)."""
     info = next((w for w in pool if w.name == action.worker), None)
     if info is None:
-        return []
+        return None
     own, ranks = worker_features(info, pool)
     wording = f"i:{action.wording}"
-    names = [*own, wording, *(f"{r}|{wording}" for r in ranks)]
-    for t in brief_features:
-        if drop is not None and t.startswith(("w:", "h:")) and drop():
-            continue
-        names.append(t)
-        names += [f"{t}|{r}" for r in ranks]
-        names.append(f"{t}|{wording}")
-    return sorted({_hash(n) for n in names})
+    fixed = tuple(_hash(n) for n in [*own, wording, *(f"{r}|{wording}" for r in ranks)])
+    groups = tuple(
+        (
+            t.startswith(("w:", "h:")),
+            tuple(_hash(n) for n in [t, *(f"{t}|{r}" for r in ranks), f"{t}|{wording}"]),
+        )
+        for t in brief_features
+    )
+    return Parts(fixed, groups)
 
 
 @functools.lru_cache(maxsize=1 << 16)

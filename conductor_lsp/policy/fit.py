@@ -16,7 +16,7 @@ from typing import Any
 from ..conductor.static import DIRECT, RETRY
 from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
-from .features import Action, features, sigmoid
+from .features import Action, feature_parts, sigmoid
 from .predict import Policy, index
 
 WORD_DROPOUT = 0.7
@@ -54,24 +54,27 @@ def fit(
     """
     rng = random.Random(seed)
     rows = [
-        (policy.task_view(e.brief), e.action, e.workers, e.green)
+        (parts, e.green)
         for e in examples
-        if any(w.name == e.action.worker for w in e.workers)  # else no features at all
-    ]
+        if (parts := feature_parts(policy.task_view(e.brief), e.action, e.workers)) is not None
+    ]  # a worker not in its pool has no features at all
     w = policy.weights
     g2: dict[int, float] = {}
+    weight, square, root = w.get, g2.get, math.sqrt
 
     def drop() -> bool:
         return rng.random() < word_dropout
 
     for _ in range(epochs):
-        for brief, action, pool, y in rows:
-            x = features(brief, action, pool, drop if word_dropout else None)
-            err = sigmoid(sum(w.get(i, 0.0) for i in x)) - float(y)
-            for i in x:
-                grad = err + l2 * w.get(i, 0.0)
-                g2[i] = g2.get(i, 0.0) + grad * grad
-                w[i] = w.get(i, 0.0) - 0.5 * grad / math.sqrt(g2[i] + 1e-8)
+        for parts, y in rows:
+            x = parts.pick(drop if word_dropout else None, ordered=False)
+            err = sigmoid(sum(weight(i, 0.0) for i in x)) - float(y)
+            for i in x:  # AdaGrad, one feature at a time
+                wi = weight(i, 0.0)
+                grad = err + l2 * wi
+                gi = square(i, 0.0) + grad * grad
+                g2[i] = gi
+                w[i] = wi - 0.5 * grad / root(gi + 1e-8)
     for e in examples:
         bill = policy.bills.setdefault(e.action.worker, [0.0, 0.0, 0.0])
         bill[0] += 1

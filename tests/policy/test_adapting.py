@@ -65,6 +65,8 @@ def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
     assert bad[-1] == "big", bad  # and it stays abandoned
     pool_toml(root, standin.url, ["old", "new"])
     adopted = [first_worker(root) for _ in range(3)]
-    assert adopted == ["new"] * 3, adopted  # a new cheap worker is tried, and kept
+    # a new cheap worker is tried at once and in use at the end (its success lifts what it
+    # shares with the old one, its rank, so the old one may be tried once more)
+    assert adopted[0] == adopted[-1] == "new" and adopted.count("new") >= 2, adopted
     policy = Policy.load(root / "p.json")
     assert policy.about["online_updates"] == 11
