@@ -69,6 +69,7 @@ def apply_edits(
     ``guard`` may refuse a change it does not allow (the fix loop's protected tests)."""
     threshold = (config or EditsConfig()).fuzzy_threshold
     result = EditResult()
+    edits = [e for e in edits if not _invalid_unicode(e, result)]
     resolved, failures, notes = resolve(edits, files, targets)
     result.failures += failures
     result.notes += notes
@@ -92,10 +93,23 @@ def apply_edits(
             continue
         _apply_file(path, files[path], group, threshold, result)
     for path, new in result.proposed.items():
-        why = guard(path, files.get(path), new) if guard else ""
+        why = "the new text holds a NUL byte (binary files are refused)" if "\0" in new else ""
+        why = why or (guard(path, files.get(path), new) if guard else "")
         if why:
             result.failures.append(EditFailure(path, why, by_path[path][0].source_line))
     return result
+
+
+def _invalid_unicode(edit: FileEdit, result: EditResult) -> bool:
+    """Whether ``edit`` holds a lone surrogate (JSON lets a model send one), which no file
+    can be written with; it is refused as a failure, never a traceback."""
+    try:
+        (edit.path + edit.search + edit.replace).encode("utf-8")
+    except UnicodeEncodeError:
+        why = "the edit holds text that is not valid Unicode (a lone surrogate)"
+        result.failures.append(EditFailure(edit.path or "(answer)", why, edit.source_line))
+        return True
+    return False
 
 
 def _apply_file(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,7 @@ class DiskText:
     encoding: str  # "utf-8" or "latin-1"
     bom: bool
     mode: int
+    data: bytes = b""  # the bytes read: the write checks nobody changed them since
 
 
 def read_text(path: Path) -> DiskText | None:
@@ -46,9 +47,9 @@ def read_text(path: Path) -> DiskText | None:
     bom = data.startswith(BOM)
     body = data[len(BOM) :] if bom else data
     try:
-        return DiskText(body.decode("utf-8"), "utf-8", bom, mode)
+        return DiskText(body.decode("utf-8"), "utf-8", bom, mode, data)
     except UnicodeDecodeError:
-        return DiskText(body.decode("latin-1"), "latin-1", bom, mode)
+        return DiskText(body.decode("latin-1"), "latin-1", bom, mode, data)
 
 
 def encode(disk: DiskText | None, text: str) -> bytes:
@@ -117,15 +118,17 @@ def apply_output_to_disk(
     new_texts = result.new_texts
     if not new_texts:
         return DiskEdit(result, [])
+    changes = {disk[p][0]: (disk[p][1], t) for p, t in new_texts.items()}
+    by_path = {disk[p][0]: p for p in new_texts}
+
+    def lost() -> str:  # never report a write that is not on disk
+        gone = [by_path[f] for f, (_, t) in changes.items() if not _holds(f, t)]
+        return f"{', '.join(gone)}: the file does not hold the edit after writing" if gone else ""
+
     try:
-        write_all({disk[p][0]: (disk[p][1], t) for p, t in new_texts.items()})
+        write_all(changes, verify=lost)
     except (EditError, OSError) as e:
         result.failures.append(EditFailure("(workspace)", f"nothing written: {e}"))
-        return DiskEdit(result, [])
-    lost = [p for p, t in new_texts.items() if not _holds(disk[p][0], t)]
-    if lost:  # never report a write that is not on disk
-        failure = EditFailure(", ".join(lost), "the file does not hold the edit after writing")
-        result.failures.append(failure)
         return DiskEdit(result, [])
     return DiskEdit(result, sorted(new_texts))
 
@@ -138,20 +141,70 @@ def _holds(path: Path, text: str) -> bool:
     return disk is not None and disk.text == text
 
 
-def write_all(changes: dict[Path, tuple[DiskText | None, str]]) -> None:
-    """Write every file or none, each in its own encoding (see ``replace_files``)."""
-    replace_files({path: encode(old, text) for path, (old, text) in changes.items()})
+def write_all(
+    changes: dict[Path, tuple[DiskText | None, str]], *, verify: Verify | None = None
+) -> None:
+    """Write every file or none, each in its own encoding (see ``replace_files``); a file
+    read for the edit must still hold what was read."""
+    files = {path: encode(old, text) for path, (old, text) in changes.items()}
+    expect = {path: old.data for path, (old, _) in changes.items() if old is not None}
+    replace_files(files, expect=expect, verify=verify)
 
 
-def replace_files(files: dict[Path, bytes]) -> None:
-    """Write every file or none: temp files first, then renames, rolled back on error.
-    Each file keeps its mode; new files get the umask's."""
+#: Checked after every rename: why the files on disk are wrong ('' when right).
+Verify = Callable[[], str]
+
+
+def replace_files(
+    files: dict[Path, bytes],
+    *,
+    expect: dict[Path, bytes] | None = None,
+    verify: Verify | None = None,
+) -> None:
+    """Write every file or none: temp files first, then renames, rolled back on any error.
+
+    ``expect``: the bytes each file held when the edit was made; a file that changed since
+    (under us) refuses the whole write. ``verify`` runs once all are renamed; a reason
+    from it, or any exception, puts every file back. Each file keeps its mode; new files
+    get the umask's."""
+    previous = _snapshot(files)
+    for path, data in (expect or {}).items():
+        now = previous.get(path)
+        if now is None or now[0] != data:
+            raise EditError(f"{path.name} changed on disk while the edit was made")
+    temps, made_dirs = _stage(files, previous)
+    done: list[Path] = []
+    try:
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
+            done.append(path)
+        why = verify() if verify else ""
+        if why:
+            raise EditError(why)
+    except BaseException:
+        _restore(done, previous, made_dirs)
+        for path, tmp in temps.items():
+            if path not in done:
+                Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _snapshot(files: dict[Path, bytes]) -> dict[Path, tuple[bytes, int] | None]:
     previous: dict[Path, tuple[bytes, int] | None] = {}
     for path in files:
         try:
             previous[path] = (path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
         except FileNotFoundError:
             previous[path] = None
+        except IsADirectoryError as e:
+            raise EditError(f"{path.name} is a directory") from e
+    return previous
+
+
+def _stage(
+    files: dict[Path, bytes], previous: dict[Path, tuple[bytes, int] | None]
+) -> tuple[dict[Path, str], list[Path]]:
+    """Every new text in a temp file beside its target, synced, with the target's mode."""
     temps: dict[Path, str] = {}
     made_dirs: list[Path] = []
     try:
@@ -173,25 +226,37 @@ def replace_files(files: dict[Path, bytes]) -> None:
     except BaseException:
         for tmp in temps.values():
             Path(tmp).unlink(missing_ok=True)
-        for d in reversed(made_dirs):
+        _remove_dirs(made_dirs)
+        raise
+    return temps, made_dirs
+
+
+def _restore(
+    done: list[Path], previous: dict[Path, tuple[bytes, int] | None], made_dirs: list[Path]
+) -> None:
+    """Put back what was replaced: old bytes and mode through a rename of their own, new
+    files removed, with the folders made for them."""
+    for path in done:
+        old = previous[path]
+        if old is None:
+            path.unlink(missing_ok=True)
+            continue
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".conductor-tmp", dir=path.parent
+        )
+        with os.fdopen(fd, "wb") as f:
+            f.write(old[0])
+        os.chmod(tmp, old[1])
+        os.replace(tmp, path)
+    _remove_dirs(made_dirs)
+
+
+def _remove_dirs(made: list[Path]) -> None:
+    for d in reversed(made):
+        try:
             d.rmdir()
-        raise
-    done: list[Path] = []
-    try:
-        for path, tmp in temps.items():
-            os.replace(tmp, path)
-            done.append(path)
-    except BaseException:
-        for path in done:  # put back what we already replaced
-            old = previous[path]
-            if old is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.write_bytes(old[0])
-        for path, tmp in temps.items():
-            if path not in done:
-                Path(tmp).unlink(missing_ok=True)
-        raise
+        except OSError:
+            pass
 
 
 def _umask() -> int:
