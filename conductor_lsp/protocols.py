@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from .answers import AnswerWatch
 from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
 from .plan import Plan
 from .task import Task
@@ -40,6 +41,8 @@ class WorkerRequest:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: Sampling temperature for this call only (a repeated leaf samples); None: the worker's.
     temperature: float | None = None
+    #: The subtask asks for code alone: the answer ends where its first code block closes.
+    stop_after_code: bool = False
 
     def temperature_for(self, configured: float) -> float:
         """This call's temperature: the request's, else the worker's (negative: the
@@ -48,6 +51,10 @@ class WorkerRequest:
 
     def prompt_text(self) -> str:
         return "\n\n".join(p.text for p in self.parts)
+
+    def watch(self) -> AnswerWatch:
+        """A fresh watch over this request's answer (see ``answers.watch``)."""
+        return AnswerWatch(code=self.stop_after_code)
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,9 @@ class WorkerResponse:
     model: str = ""
     elapsed: float = 0.0
     attempts: int = 1
+    #: Why generation was stopped before the model ended it ('' when it was not): a loop
+    #: (the answer keeps one copy), or the end of the code that was asked for.
+    cut: str = ""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from typing import Any
 @dataclass
 class Behaviour:
     """One scripted answer. ``kind``: reply | status | slow | cut | stream-cut | raw (``body``
-    sent as it is, with ``status``)."""
+    sent as it is, with ``status``) | loop (OpenAI's stream: ``text``, then its last line
+    again and again until the client hangs up, as a small model at temperature 0 does)."""
 
     kind: str = "reply"
     text: str | None = None
@@ -69,6 +70,8 @@ class StandIn:
     seen: list[Seen] = field(default_factory=list)
     #: Most requests answered at the same time, to check concurrency without timing.
     peak_in_flight: int = 0
+    #: Pieces the last ``loop`` stream sent.
+    loop_sent: int = 0
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -151,6 +154,9 @@ class StandIn:
             self._send(h, b.status, err, headers)
             return
         text = b.text if b.text is not None else self.responder(seen)
+        if stream and b.kind == "loop":
+            self._send_loop(h, text)
+            return
         if stream:
             events = _stream_events(provider, seen, text)
             if b.kind == "stream-cut":
@@ -182,6 +188,26 @@ class StandIn:
             h.send_header(k, v)
         h.end_headers()
         h.wfile.write(data)
+
+    #: Lines a ``loop`` stream sends at most (a client that never hangs up still ends).
+    LOOP_LINES = 20_000
+
+    def _send_loop(self, h: BaseHTTPRequestHandler, text: str) -> None:
+        """``text`` token by token, then its last line forever; ``loop_sent`` counts the
+        pieces written before the client hung up."""
+        line = text.rstrip("\n").rsplit("\n", 1)[-1] + "\n"
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.send_header("connection", "close")
+        h.end_headers()
+        h.close_connection = True
+        pieces = [*re.split(r"(?<= )", text)] + [line] * self.LOOP_LINES
+        self.loop_sent = 0
+        for piece in pieces:
+            chunk = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            h.wfile.write(_sse({"id": "c", "object": "chat.completion.chunk", **chunk}).encode())
+            h.wfile.flush()
+            self.loop_sent += 1
 
     @staticmethod
     def _send_stream(h: BaseHTTPRequestHandler, events: list[str], cut: bool) -> None:

@@ -5,7 +5,7 @@ and anything on a lower floor, never a sibling on its own floor nor anything abo
 
     errors
     edits                                  the pure edits API
-    config, storage, testrun               the schema, our own files, running tests
+    answers, config, storage, testrun      answer checks, the schema, our own files, tests
     basic                                  the flat modules: usage, plan, task, protocols, ...
     models, episodes                       in-process models; episode records
     workers, checkpoints
@@ -40,7 +40,7 @@ ROOT = "conductor_lsp"
 FLOORS: list[tuple[str, ...]] = [
     ("errors",),
     ("edits",),
-    ("config", "storage", "testrun"),
+    ("answers", "config", "storage", "testrun"),
     ("basic",),
     ("models", "episodes"),
     ("workers", "checkpoints"),

@@ -36,12 +36,14 @@ from ..version import __version__
 from .doctor import report as doctor_report
 from .evaluate import run_eval
 from .render import (
+    SMOKE_TEST_NOTE,
     describe_event,
     plan_notes,
     plan_table,
     print_fix_report,
     print_model_stats,
     print_result,
+    smoke_test_default,
 )
 from .review import terminal_reviewer
 from .show_episodes import show_episodes
@@ -101,8 +103,7 @@ def _add_task_commands(sub: Subparsers, config: argparse.ArgumentParser) -> None
         p.add_argument("task", help="what to do, in words")
         p.add_argument("--file", action="append", default=[], type=Path, help="context file")
         p.add_argument("--root", type=Path, default=None, help="workspace root (default: cwd)")
-        if name == "plan":
-            p.add_argument("--json", action="store_true", help="machine-readable output")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
         p.set_defaults(func=func)
 
 
@@ -210,17 +211,24 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
     async def run() -> Any:
         session = Session(config)
         try:
+            if args.json:
+                return await session.run(_task(args, config))
             with progress(console) as on_event:
                 return await session.run(_task(args, config), on_event=on_event)
         finally:
             await session.aclose()
 
     result = asyncio.run(run())
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0 if result.outcome is JobOutcome.DONE else 1
     console.print(plan_table(result.plan))
     for line in plan_notes(result.plan):
         console.print(line, markup=False, highlight=False)
     print_result(console, result)
     print_model_stats(console)
+    if smoke_test_default(config):
+        console.print(SMOKE_TEST_NOTE, style="bold", markup=False, highlight=False)
     return 0 if result.outcome is JobOutcome.DONE else 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ..config.schema import Config
 from ..fix.loop import FixReport, spent
 from ..models import stats as model_stats
 from ..plan import Plan, access_text
@@ -75,10 +76,11 @@ def describe_event(event: Event) -> str:
             return f"step {event.index} skipped: {event.skipped}"
         if event.error:
             return f"step {event.index} failed: {event.error}"
+        cut = f"; cut short, {event.cut}" if event.cut.startswith("loop") else ""
         return (
             f"step {event.index} done: {event.step.worker} ({event.step.role}), "
             f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens, "
-            f"${event.cost:.4f} (total ${event.total_cost:.4f}), {event.elapsed:.1f}s"
+            f"${event.cost:.4f} (total ${event.total_cost:.4f}), {event.elapsed:.1f}s{cut}"
         )
     if isinstance(event, LoopNote):
         return f"[{event.iteration}] {event.message}"
@@ -94,6 +96,8 @@ def describe_event(event: Event) -> str:
 def print_result(console: Console, result: JobResult) -> None:
     console.rule("output")
     console.print(result.output or "(no output)", markup=False, highlight=False)
+    for problem in result.problems():
+        console.print(f"warning: {problem}", style="yellow", markup=False, highlight=False)
     console.print(cost_table(result.tallies, result.conductor))
     if result.trace_path:
         console.print(f"trace: {result.trace_path}", markup=False)
@@ -162,3 +166,15 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         markup=False,
         highlight=False,
     )
+
+
+SMOKE_TEST_NOTE = (
+    "note: this answer came from SmolLM2-135M, the offline smoke-test default (135M "
+    "parameters: it checks the install, its code is poor). For real work, "
+    "`conductor-lsp init` adds your own models (API keys, Ollama, llama.cpp, vLLM)."
+)
+
+
+def smoke_test_default(config: Config) -> bool:
+    """Whether the pool is the embedded default alone (no workers of the user's own)."""
+    return any(s.startswith("auto: worker local =") for s in config.sources)

@@ -32,6 +32,8 @@ class Generation:
     cached_tokens: int
     seconds: float
     first_token_seconds: float
+    #: Why the watch stopped it ('' when the model ended it, or ran to max tokens).
+    cut: str = ""
 
 
 class LoadOnce(Generic[T]):

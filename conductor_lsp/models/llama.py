@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..answers import AnswerWatch
 from ..errors import BackendUnavailable, ConfigError
 from . import stats as model_stats
 from .base import Generation, LoadOnce, has_module
@@ -173,11 +174,13 @@ class LlamaModel:
         temperature: float = 0.0,
         grammar: str | None = None,
         stop: threading.Event | None = None,
+        watch: AnswerWatch | None = None,
     ) -> Generation:
         """One chat answer (the GGUF's own chat template); blocking, so callers run it in a
-        thread. ``stop`` ends it between two tokens (a cancelled job): the answer is
-        streamed token by token, and closing the stream stops llama.cpp (an exception
-        raised inside its sampler would be swallowed by the C callback)."""
+        thread. ``stop`` ends it between two tokens (a cancelled job), as ``watch`` does
+        when the answer loops or its code is done: the answer is streamed token by token,
+        and closing the stream stops llama.cpp (an exception raised inside its sampler
+        would be swallowed by the C callback)."""
         import llama_cpp
 
         with self._gen_lock:
@@ -195,7 +198,7 @@ class LlamaModel:
                 logits_processor=llama_cpp.LogitsProcessorList(processors) if processors else None,
                 stream=True,
             )
-            text, first, prompt, tokens = self._drain(stream, stop)
+            text, first, prompt, tokens = self._drain(stream, stop, watch)
             now = time.monotonic()
             model_stats.decoded(self.key, tokens, now - (first or now))
             after = [int(t) for t in self.llm.input_ids[:prompt]]
@@ -210,6 +213,7 @@ class LlamaModel:
                 cached_tokens=min(cached, max(prompt - 1, 0)),
                 seconds=now - started,
                 first_token_seconds=(first or now) - started,
+                cut=watch.reason if watch else "",
             )
 
     def _constraint(self, grammar: str | None) -> tuple[list[Any], Any | None]:
@@ -219,9 +223,12 @@ class LlamaModel:
         mask = self._mask(grammar)
         return ([mask], None) if mask is not None else ([], self._grammar(grammar))
 
-    def _drain(self, stream: Any, stop: threading.Event | None) -> tuple[str, float, int, int]:
+    def _drain(
+        self, stream: Any, stop: threading.Event | None, watch: AnswerWatch | None = None
+    ) -> tuple[str, float, int, int]:
         """(text, when the first token came, prompt tokens, answer tokens) of a streamed
-        answer; ``stop`` drops it between two tokens and closing the stream stops llama.cpp."""
+        answer; ``stop`` drops it between two tokens, ``watch`` ends it (keeping what it
+        cut to), and closing the stream stops llama.cpp."""
         first, prompt, tokens = 0.0, 0, 0
         parts: list[str] = []
         try:
@@ -237,6 +244,9 @@ class LlamaModel:
                     prompt = int(self.llm.n_tokens)  # the answer's first token: not in
                 tokens += 1
                 parts.append(str(delta.get("content") or ""))
+                if watch is not None and watch.feed(parts[-1]):
+                    parts = [watch.cut()]
+                    break
         finally:
             close = getattr(stream, "close", None)
             if close is not None:

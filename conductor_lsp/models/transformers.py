@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..answers import AnswerWatch
 from ..errors import BackendUnavailable, ConfigError
 from . import stats as model_stats
 from . import weights as weights_cache
@@ -272,8 +273,10 @@ class LocalModel:
         temperature: float = 0.0,
         logits_processors: Sequence[Any] = (),
         stop: threading.Event | None = None,
+        watch: AnswerWatch | None = None,
     ) -> Generation:
-        """Generate a continuation; blocking, so callers run it in a thread."""
+        """Generate a continuation; blocking, so callers run it in a thread. ``watch``
+        ends it when the answer loops or its code is done."""
         import torch
         import transformers
 
@@ -289,7 +292,7 @@ class LocalModel:
                 kw.update(do_sample=True, temperature=temperature)
             else:
                 kw.update(do_sample=False)
-            crit = _stopper(stop)
+            crit = _stopper(stop, watch, self.tokenizer, len(ids))
             pad = self.tokenizer.pad_token_id
             if pad is None:
                 pad = self.tokenizer.eos_token_id
@@ -305,6 +308,8 @@ class LocalModel:
                 )
             new = out[0][len(ids) :].tolist()
             text = self.tokenizer.decode(new, skip_special_tokens=True)
+            if watch is not None and watch.reason:
+                text = watch.cut()
             now = time.monotonic()
             model_stats.decoded(self.key, len(new), now - (crit.first or now))
             return Generation(
@@ -314,25 +319,43 @@ class LocalModel:
                 cached_tokens=cached,
                 seconds=now - started,
                 first_token_seconds=(crit.first or now) - started,
+                cut=watch.reason if watch else "",
             )
 
 
-def _stopper(stop: threading.Event | None) -> Any:
-    """A stopping criterion that ends generation when ``stop`` is set (a cancelled job),
-    and notes when the first token came."""
+def _stopper(
+    stop: threading.Event | None,
+    watch: AnswerWatch | None = None,
+    tokenizer: Any = None,
+    prompt_len: int = 0,
+) -> Any:
+    """A stopping criterion that ends generation when ``stop`` is set (a cancelled job) or
+    ``watch`` says so (the new tokens decoded every few steps), and notes when the first
+    token came."""
     import torch
     import transformers
 
     class Stop(transformers.StoppingCriteria):
         first: float = 0.0
+        seen: str = ""
+        steps: int = 0
 
         def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
             if not self.first:
                 self.first = time.monotonic()
             flag = bool(stop is not None and stop.is_set())
+            self.steps += 1
+            if watch is not None and tokenizer is not None and self.steps % WATCH_EVERY == 0:
+                text = tokenizer.decode(input_ids[0][prompt_len:], skip_special_tokens=True)
+                flag = flag or bool(watch.feed(text[len(self.seen) :]))
+                self.seen = text
             return torch.full((input_ids.shape[0],), flag, dtype=torch.bool)
 
     return Stop()
+
+
+#: Tokens between two looks of the watch (each decodes the answer so far).
+WATCH_EVERY = 8
 
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

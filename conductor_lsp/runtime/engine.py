@@ -229,11 +229,12 @@ class Engine:
             res.error, res.elapsed = str(e), time.monotonic() - t0
             self.trace.write("error", step=i, worker=step.worker, error=str(e))
             return
-        res.text, res.usage, res.cost, res.elapsed = (
+        res.text, res.usage, res.cost, res.elapsed, res.cut = (
             resp.text,
             resp.usage,
             resp.cost,
             resp.elapsed,
+            resp.cut,
         )
         res.answered = True
         self.meter.cost += resp.cost
@@ -247,6 +248,7 @@ class Engine:
             cost=resp.cost,
             elapsed=resp.elapsed,
             attempts=resp.attempts,
+            cut=resp.cut,
         )
 
     def _emit_finished(self, res: StepResult) -> None:
@@ -260,5 +262,6 @@ class Engine:
                 self.meter.cost,
                 res.error,
                 res.skipped,
+                res.cut,
             )
         )

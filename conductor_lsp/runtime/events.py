@@ -31,6 +31,7 @@ class StepFinished:
     total_cost: float
     error: str = ""
     skipped: str = ""
+    cut: str = ""
 
 
 @dataclass(frozen=True)

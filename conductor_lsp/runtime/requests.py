@@ -70,4 +70,7 @@ def build_request(
         parts=tuple(parts),
         subtask=step.subtask,
         temperature=temperature,
+        # Code asked for with no file to edit: the answer is its code block, and prose
+        # after it (a small model's "The output of the above code will be:") is waste.
+        stop_after_code=step.role == "generation" and not task.files,
     )

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from ..answers import code_problems
 from ..episodes.records import Episode, StepBill
 from ..plan import Lane, Plan, Step
 from ..protocols import WorkerInfo
@@ -33,6 +34,12 @@ class StepResult:
     error: str = ""
     skipped: str = ""
     answered: bool = False
+    #: Why generation was stopped early ('' when it was not; see ``WorkerResponse.cut``).
+    cut: str = ""
+
+    @property
+    def looped(self) -> bool:
+        return self.cut.startswith("loop")
 
     @property
     def ok(self) -> bool:
@@ -69,6 +76,43 @@ class JobResult:
     def answers(self) -> list[StepResult]:
         """Every leaf that answered: the job's candidate answers, in plan order."""
         return [self.steps[i] for i in self.plan.leaves() if self.steps[i].ok]
+
+    def problems(self) -> list[str]:
+        """What is wrong with the answer before any test: an answer cut short in a loop,
+        code that does not parse. Shown beside the answer, never in place of it."""
+        out = [
+            f"step {r.index}'s answer was cut short, {r.cut}" for r in self.answers() if r.looped
+        ]
+        return out + code_problems(self.output)
+
+    def to_json(self) -> dict[str, object]:
+        """The job as ``run --json`` prints it: the answer, what is wrong with it, the bill."""
+        steps = [
+            {
+                "index": r.index,
+                "worker": r.step.worker,
+                "role": r.step.role,
+                "input_tokens": r.usage.input_tokens,
+                "output_tokens": r.usage.output_tokens,
+                "cost": r.cost,
+                "seconds": round(r.elapsed, 3),
+                "error": r.error,
+                "skipped": r.skipped,
+                "cut": r.cut,
+            }
+            for r in self.steps
+        ]
+        return {
+            "outcome": str(self.outcome),
+            "reason": self.reason,
+            "output": self.output,
+            "problems": self.problems(),
+            "cost": self.cost,
+            "seconds": round(self.seconds, 3),
+            "plan": self.plan.to_json(),
+            "steps": steps,
+            "trace": self.trace_path,
+        }
 
     @property
     def cost(self) -> float:

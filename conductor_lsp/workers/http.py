@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from ..answers import AnswerWatch
 from ..config.schema import Config, WorkerConfig
 from ..errors import (
     ConductorError,
@@ -49,6 +50,17 @@ class StreamState:
     usage: Usage = Usage()
     done: bool = False
     error: str = ""
+    #: Pieces of text received (each about one token on the servers we know).
+    pieces: int = 0
+
+
+def cut_usage(state: StreamState, request: WorkerRequest) -> Usage:
+    """What a stream stopped early cost: the usage it reported so far (Anthropic sends the
+    prompt's at the start), else about four characters a prompt token and one token a piece."""
+    prompt = state.usage.input_tokens or len(request.system + request.prompt_text()) // 4
+    return Usage(
+        prompt, max(state.usage.output_tokens, state.pieces), state.usage.cached_input_tokens
+    )
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -185,7 +197,7 @@ class HttpWorker(ProviderDefaults):
         while True:
             try:
                 async with self._sem:
-                    text, usage = await self._call_once(request)
+                    text, usage, cut = await self._call_once(request)
                 if not text.strip():
                     spent = spent + usage
                     raise WorkerEmptyAnswer("the answer was empty", worker=self.name)
@@ -209,6 +221,7 @@ class HttpWorker(ProviderDefaults):
             model=self.config.model,
             elapsed=time.monotonic() - start,
             attempts=attempt + 1,
+            cut=cut,
         )
 
     @contextlib.contextmanager
@@ -224,7 +237,10 @@ class HttpWorker(ProviderDefaults):
             msg = scrub(f"{type(e).__name__}: {e}", [self._key])
             raise WorkerTransportError(msg, worker=self.name) from e
 
-    async def _call_once(self, request: WorkerRequest) -> tuple[str, Usage]:
+    async def _call_once(self, request: WorkerRequest) -> tuple[str, Usage, str]:
+        """(answer, usage, why it was cut). A stream is read only until the watch stops
+        it; a whole answer is trimmed after the fact (its tokens were paid all the same)."""
+        watch = request.watch()
         stream = self.config.stream
         url = self.url(stream)
         body = self.body(request, stream)
@@ -239,15 +255,20 @@ class HttpWorker(ProviderDefaults):
                         retry_after=parse_retry_after(resp.headers.get("retry-after")),
                     )
                 if stream and resp.headers.get("content-type", "").startswith("text/event-stream"):
-                    state = await self._read_stream(resp.aiter_lines())
-                    return "".join(state.text), state.usage
+                    state = await self._read_stream(resp.aiter_lines(), watch)
+                    if watch.reason:
+                        return watch.cut(), cut_usage(state, request), watch.reason
+                    return "".join(state.text), state.usage, ""
                 data = await self._read_json(resp)
         try:
-            return self.parse(data)
+            text, usage = self.parse(data)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
             raise WorkerFormatError(
                 f"unexpected answer shape ({type(e).__name__}: {e})", worker=self.name
             ) from e
+        if watch.feed(text):
+            return watch.cut(), usage, watch.reason
+        return text, usage, ""
 
     async def _read_json(self, resp: httpx.Response) -> Any:
         raw = await resp.aread()
@@ -259,7 +280,11 @@ class HttpWorker(ProviderDefaults):
                 f"answer is not complete JSON ({len(raw)} bytes): {e}", worker=self.name
             ) from e
 
-    async def _read_stream(self, lines: AsyncIterator[str]) -> StreamState:
+    async def _read_stream(
+        self, lines: AsyncIterator[str], watch: AnswerWatch | None = None
+    ) -> StreamState:
+        """The answer's events until it ends, or until ``watch`` stops it (the connection
+        is then closed, which ends generation on the servers we know)."""
         state = StreamState()
         async for ev in iter_sse(lines):
             if ev.data.strip() == "[DONE]":
@@ -271,10 +296,14 @@ class HttpWorker(ProviderDefaults):
                 raise WorkerTransportError(
                     f"bad SSE data: {ev.data[:80]!r}", worker=self.name
                 ) from e
+            seen = len(state.text)
             try:
                 self.on_event(ev.event, data, state)
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
                 raise WorkerFormatError(f"unexpected stream event: {e}", worker=self.name) from e
+            state.pieces += len(state.text) - seen
+            if watch is not None and watch.feed("".join(state.text[seen:])):
+                return state
             if state.error:
                 raise WorkerStatusError(
                     scrub(state.error, [self._key]), worker=self.name, status=529

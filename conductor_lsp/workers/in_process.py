@@ -3,6 +3,7 @@ thread that a cancelled job stops (``models.base.Decoder``), and priced like any
 
 from __future__ import annotations
 
+from ..answers import AnswerWatch
 from ..config.schema import WorkerConfig
 from ..models.base import Decoder, Generation
 from ..protocols import WorkerRequest, WorkerResponse
@@ -12,16 +13,16 @@ from .registry import ProviderDefaults
 
 class InProcessWorker(ProviderDefaults):
     """Subclasses set ``config`` and implement the blocking ``generate``, which passes
-    ``self.decoder.stop`` to its engine."""
+    ``self.decoder.stop`` and the watch to its engine."""
 
     config: WorkerConfig
     decoder: Decoder
 
-    def generate(self, request: WorkerRequest) -> Generation:
+    def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         raise NotImplementedError
 
     def _run(self, request: WorkerRequest) -> WorkerResponse:
-        g = self.generate(request)
+        g = self.generate(request, request.watch())
         usage = Usage(g.input_tokens, g.output_tokens, g.cached_tokens)
         return WorkerResponse(
             text=g.text,
@@ -29,6 +30,7 @@ class InProcessWorker(ProviderDefaults):
             cost=usage.cost(self.config.price_in, self.config.price_out),
             model=self.config.model,
             elapsed=g.seconds,
+            cut=g.cut,
         )
 
     async def complete(self, request: WorkerRequest) -> WorkerResponse:

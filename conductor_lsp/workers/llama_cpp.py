@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..answers import AnswerWatch
 from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
@@ -37,7 +38,7 @@ class LlamaCppWorker(InProcessWorker):
             return "no", "pip install 'conductor-lsp[llama]' (builds llama.cpp: minutes)"
         return "ok", f"llama.cpp in process, {default_threads()} threads: {config.model}"
 
-    def generate(self, request: WorkerRequest) -> Generation:
+    def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         model = LlamaModel.get(self.config.model, self.options.n_ctx, self.options.threads)
         return model.chat(
             request.system,
@@ -45,4 +46,5 @@ class LlamaCppWorker(InProcessWorker):
             max_new_tokens=self.config.max_tokens,
             temperature=max(request.temperature_for(self.config.temperature), 0.0),
             stop=self.decoder.stop,
+            watch=watch,
         )

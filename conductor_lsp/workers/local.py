@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..answers import AnswerWatch
 from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
@@ -46,7 +47,7 @@ class LocalWorker(InProcessWorker):
         detail = config.model if ok else "pip install torch==2.13.0 'conductor-lsp[local]'"
         return ("ok" if ok else "no"), f"local: {detail}"
 
-    def generate(self, request: WorkerRequest) -> Generation:
+    def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         model = LocalModel.get(
             self.config.model, self.options.device, quantize=self.options.quantize
         )
@@ -57,4 +58,5 @@ class LocalWorker(InProcessWorker):
             max_new_tokens=self.config.max_tokens,
             temperature=max(request.temperature_for(self.config.temperature), 0.0),
             stop=self.decoder.stop,
+            watch=watch,
         )

@@ -279,3 +279,27 @@ def test_the_default_pool_uses_llama_cpp_when_installed(
     monkeypatch.setattr(defaults, "llama_available", lambda: False)
     monkeypatch.setattr(defaults, "local_models_available", lambda: False)
     assert "local" not in load_config(tmp_path, None, env={}).workers
+
+
+def test_the_watch_ends_a_transformers_answer_within_a_few_tokens(tiny_model_dir: Path) -> None:
+    """A watch that calls a stop as soon as it sees text: the tiny model, asked for 120
+    tokens, stops within one look (``WATCH_EVERY`` tokens) of the first text, and the
+    answer and the reason come back."""
+    from conductor_lsp.answers import AnswerWatch
+    from conductor_lsp.models.transformers import WATCH_EVERY, LocalModel
+
+    class Eager(AnswerWatch):
+        def feed(self, piece: str) -> str:
+            self.text += piece
+            if self.text.strip():
+                self.reason = "loop: seen enough"
+            return self.reason
+
+    model = LocalModel.get(str(tiny_model_dir), "cpu")
+    ids, prefix = model.encode_chat("You are a worker.", "Write the fix.")
+    free = model.generate(ids, prefix_len=prefix, max_new_tokens=120)
+    watch = Eager()
+    cut = model.generate(ids, prefix_len=prefix, max_new_tokens=120, watch=watch)
+    assert free.output_tokens == 120 and free.cut == ""
+    assert cut.cut == "loop: seen enough" and cut.output_tokens <= 3 * WATCH_EVERY
+    assert cut.text == watch.cut() and free.text.startswith(cut.text.strip()[:5])
