@@ -60,6 +60,8 @@ class Task:
     hints: str = ""
     #: An outline of the rest of the workspace (shown to analysis steps).
     repo_map: str = ""
+    #: Every step sees the map (editor and ``run`` jobs), not only analysis (fix jobs).
+    map_every_step: bool = False
 
     def editable(self) -> list[str]:
         """The paths of the files this task may change."""

@@ -72,6 +72,8 @@ class StandIn:
     peak_in_flight: int = 0
     #: Pieces the last ``loop`` stream sent.
     loop_sent: int = 0
+    #: What ``GET /v1/models`` lists (as Ollama, llama.cpp, vLLM and LM Studio answer).
+    models: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -84,6 +86,13 @@ class StandIn:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if not self.path.rstrip("/").endswith("/v1/models"):
+                    standin._send(self, 404, json.dumps({"error": {"message": "no route"}}))
+                    return
+                rows = [{"id": m, "object": "model", "owned_by": "standin"} for m in standin.models]
+                standin._send(self, 200, json.dumps({"object": "list", "data": rows}))
 
             def do_POST(self) -> None:
                 with standin._lock:

@@ -4,15 +4,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Console
+from rich.table import Table
+
 from ..conductor.registry import BACKENDS
 from ..config.schema import Config
 from ..configure.defaults import local_engines
+from ..configure.prices import describe as describe_price
 from ..errors import ConfigError
 from ..models import weights as weights_cache
 from ..models.base import has_module
 from ..models.transformers import find_smollm2
 from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
+
+
+def print_doctor(console: Console, config: Config) -> None:
+    """The report as a table."""
+    table = Table(title="conductor-lsp doctor")
+    for col in ("what", "status", "detail"):
+        table.add_column(col, overflow="fold")
+    style = {"ok": "green", "no": "red", "info": "dim"}
+    for what, status, detail in report(config):
+        table.add_row(what, f"[{style[status]}]{status}[/]", detail.replace("[", r"\["))
+    console.print(table)
 
 
 def report(config: Config) -> list[tuple[str, str, str]]:
@@ -43,9 +58,13 @@ def report(config: Config) -> list[tuple[str, str, str]]:
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
     if c.policy:
         rows.append(policy_row(config.root / c.policy))
+    if "conductor" in config.prices:
+        rows.append(("price conductor", "info", describe_price(config, "conductor")))
     for name, w in config.workers.items():
         status, detail = PROVIDERS.get(w.provider).doctor(name, w, config)
         rows.append((f"worker {name}", status, detail))
+        if name in config.prices:
+            rows.append((f"price {name}", "info", describe_price(config, name)))
     return rows
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..checkpoints import store as checkpoint
@@ -25,6 +24,7 @@ from ..episodes.log import EpisodeLog
 from ..errors import ConductorError
 from ..eval import ORDERS
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix.repo_map import with_outline
 from ..fix.report import FixReport
 from ..fix.review import fix_until_kept
 from ..models import stats as model_stats
@@ -33,8 +33,10 @@ from ..runtime.results import JobOutcome
 from ..runtime.session import Session
 from ..task import Task, file_context
 from ..version import __version__
-from .doctor import report as doctor_report
+from .doctor import print_doctor
 from .evaluate import run_eval
+from .init import add_parser as add_init_parser
+from .init import run_init
 from .render import (
     SMOKE_TEST_NOTE,
     describe_event,
@@ -80,6 +82,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--file", type=Path, help="an episodes file (default: [learn] episodes)")
     h.set_defaults(func=show_episodes)
     add_train_parser(sub, [config]).set_defaults(func=run_train)
+    add_init_parser(sub, [path]).set_defaults(func=run_init)
     s = sub.add_parser("serve", help="run the language server (stdio)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--log-file", help="also log to this file")
@@ -156,8 +159,9 @@ def _add_eval(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
 def _task(args: argparse.Namespace, config: Config) -> Task:
     """The task and its --file context, checked as the editor checks its files: inside the
     workspace, and never a file on the deny list."""
-    files = tuple(file_context(config.root, f, config.edits.all_deny()) for f in args.file)
-    return Task(args.task, files=files)
+    deny = config.edits.all_deny()
+    files = tuple(file_context(config.root, f, deny) for f in args.file)
+    return with_outline(Task(args.task, files=files), config.root, deny, config.fix.repo_map_chars)
 
 
 def _config(root: Path, args: argparse.Namespace) -> Config:
@@ -233,14 +237,7 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
 
 
 def _doctor(root: Path, args: argparse.Namespace, console: Console) -> int:
-    config = _config(root, args)
-    table = Table(title="conductor-lsp doctor")
-    for col in ("what", "status", "detail"):
-        table.add_column(col, overflow="fold")
-    style = {"ok": "green", "no": "red", "info": "dim"}
-    for what, status, detail in doctor_report(config):
-        table.add_row(what, f"[{style[status]}]{status}[/]", detail.replace("[", r"\["))
-    console.print(table)
+    print_doctor(console, _config(root, args))
     return 0
 
 

@@ -178,6 +178,8 @@ class Config:
     root: Path = field(default_factory=Path.cwd)
     #: Where each part came from, for ``doctor``.
     sources: list[str] = field(default_factory=list)
+    #: Where each worker's price (and an endpoint conductor's, as "conductor") came from.
+    prices: dict[str, str] = field(default_factory=dict)
 
 
 #: The TOML sections besides ``[workers.NAME]``, in the order ``docs/configuration.md`` lists them.

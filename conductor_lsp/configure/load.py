@@ -23,6 +23,7 @@ from ..policy.order import PREFER
 from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
+from .prices import apply_prices
 
 #: The most steps a plan may be configured to have.
 MAX_STEPS_LIMIT = 20
@@ -47,6 +48,7 @@ def merge(cfg: Config, data: dict[str, Any], source: str) -> Config:
     for key, value in data.items():
         if key == "conductor":  # keys beyond the common ones are the backend's own
             fill(cfg.conductor, value, key, rest=cfg.conductor.options)
+            _note_prices(cfg, "conductor", value, source)
         elif key in SECTIONS:
             fill(getattr(cfg, key), value, key)
         elif key == "workers":
@@ -56,12 +58,19 @@ def merge(cfg: Config, data: dict[str, Any], source: str) -> Config:
                 worker = cfg.workers.get(name) or WorkerConfig()
                 fill(worker, wdata, f"workers.{name}", rest=worker.options)
                 cfg.workers[name] = worker
+                _note_prices(cfg, name, wdata, source)
         else:
             raise ConfigError(
                 f"unknown key {key!r} in {source} (known: {', '.join([*SECTIONS, 'workers'])})"
             )
     cfg.sources.append(source)
     return cfg
+
+
+def _note_prices(cfg: Config, name: str, data: Any, source: str) -> None:
+    """A price written in a layer wins over any looked up (see ``configure.prices``)."""
+    if isinstance(data, dict) and {"price_in", "price_out"} & data.keys():
+        cfg.prices[name] = f"set in {source}"
 
 
 def validate(cfg: Config) -> None:
@@ -146,6 +155,7 @@ def load_config(
     if overrides:
         merge(cfg, overrides, "overrides")
     apply_defaults(cfg, os.environ if env is None else env)
+    apply_prices(cfg)
     validate(cfg)
     return cfg
 
@@ -164,8 +174,10 @@ def derive(
     cfg.root = root.resolve()
     if "workers" in layer:
         cfg.workers = {}
+        cfg.prices = {k: v for k, v in cfg.prices.items() if k == "conductor"}
     merge(cfg, dict(layer), "overrides")
     apply_defaults(cfg, os.environ if env is None else env)
+    apply_prices(cfg)
     validate(cfg)
     return cfg
 

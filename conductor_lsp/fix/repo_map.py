@@ -1,4 +1,5 @@
-"""A repository map for analysis steps: the workspace's Python outline, nearest first.
+"""A repository map: the workspace's Python outline, nearest first, for a fix job's analysis
+steps and for every step of an editor or ``run`` job.
 
 A bug whose cause is two modules away from the failing test is invisible in the files a
 round shows (the test, its traceback's frames, what they import). The map is the rest of
@@ -17,6 +18,7 @@ environments, ``node_modules``, caches), are never read.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 import stat
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..edits.paths import deny_matcher, fold, fold_path
+from ..task import Task
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__", ".tox",
@@ -217,44 +220,69 @@ class RepoMap:
                     queue.append(nxt)
         return dist
 
-    def render(self, seeds: Sequence[str], max_chars: int = 6_000) -> str:
-        """The outline within ``max_chars`` of the files other than the seeds (the round's
-        own files: tests, traceback frames, what they import, shown in full): nearest the
-        seeds first, then files defining more of the names the seeds use, then by path."""
+    def reach(self, seeds: Iterable[str]) -> dict[str, int]:
+        """Import hops from the seeds following imports only: what the seeds reach."""
+        by_module = {o.module: rel for rel, o in self.files.items()}
+        dist = {s: 0 for s in seeds if s in self.files}
+        queue = deque(dist)
+        while queue:
+            here = queue.popleft()
+            for name in sorted(self.files[here].imports):
+                nxt = by_module.get(name)
+                if nxt is not None and nxt not in dist:
+                    dist[nxt] = dist[here] + 1
+                    queue.append(nxt)
+        return dist
+
+    def render(self, seeds: Sequence[str], max_chars: int = 6_000, about: str = "") -> str:
+        """The outline within ``max_chars`` of the files other than the seeds (shown in
+        full already): first what the seeds import, directly or through others, nearest
+        first; then the files defining names the seeds use; then the rest by import hops
+        either way, then path. ``about`` names the seeds in the outline's heading."""
+        reached = self.reach(seeds)
         dist = self.distances(seeds)
         used = set().union(*(self.detail(s).uses for s in seeds if s in self.files))
         far = max(dist.values(), default=0) + 1
 
-        def rank(rel: str) -> tuple[int, int, str]:
+        def rank(rel: str) -> tuple[int, int, int, str]:
             o = self.files[rel]
-            return (dist.get(rel, far), -len(o.defines & used), rel)
+            names = len(o.defines & used)
+            if rel in reached:
+                return (0, reached[rel], -names, rel)
+            return (1 if names else 2, dist.get(rel, far), -names, rel)
 
-        out: list[str] = []
-        size = 0
-        shown = misses = 0
-        shown_whole = set(seeds)  # the round shows these in full already
+        shown_whole = set(seeds)
         candidates = [rel for rel, o in self.files.items() if o.defines and rel not in shown_whole]
-        for rel in sorted(candidates, key=rank):
+        out = self._fit(sorted(candidates, key=rank), max_chars)
+        if not out:
+            return ""
+        about = about or "the files shown"
+        head = (
+            f"(an outline of {len(out)} of the repository's {len(candidates)} other Python "
+            f"files, signatures only: first the modules {about} import, directly or through "
+            f"others, then those that define names {about} use)"
+        )
+        return "\n".join([head, *out])
+
+    def _fit(self, ranked: list[str], max_chars: int) -> list[str]:
+        """Each file's outline in rank order while it fits; a file too big is skipped (a
+        smaller one further down may still fit), but not forever."""
+        out: list[str] = []
+        size = misses = 0
+        for rel in ranked:
             lines = self.detail(rel).lines
             if not lines:
                 continue
             block = "\n".join([rel, *lines])
             if size + len(block) + 1 > max_chars:
-                misses += 1  # a smaller file further down may still fit, but not forever
+                misses += 1
                 if misses >= MAX_MISSES:
                     break
                 continue
             out.append(block)
             size += len(block) + 1
-            shown += 1
             misses = 0
-        if not out:
-            return ""
-        head = (
-            f"(outline of {shown} of {len(candidates)} Python files, nearest the failing "
-            "tests first)"
-        )
-        return "\n".join([head, *out])
+        return out
 
 
 _LOCK = threading.Lock()
@@ -271,3 +299,17 @@ def repo_map(root: Path, deny: Sequence[str]) -> RepoMap:
             found = _MAPS[key] = RepoMap(root, deny)
         found.refresh()
         return found
+
+
+def with_outline(task: Task, root: Path, deny: Sequence[str], max_chars: int) -> Task:
+    """An editor or ``run`` job's task with the outline of what its files reach, shown
+    to every step (they have no test report to lead them there); unchanged when the map
+    is off (``max_chars`` 0), the task has no file, or nothing is there to show."""
+    seeds = [f.path for f in task.files]
+    if max_chars <= 0 or not seeds:
+        return task
+    about = seeds[0] if len(seeds) == 1 else "the files shown"
+    outline = repo_map(root, deny).render(seeds, max_chars, about=about)
+    if not outline:
+        return task
+    return dataclasses.replace(task, repo_map=outline, map_every_step=True)

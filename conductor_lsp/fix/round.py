@@ -93,7 +93,9 @@ class RoundRunner(Shared):
         rnd.shown[lane.lane] = shown
         outline = ""
         if self.repo is not None:
-            outline = await asyncio.to_thread(self.repo.render, shown, cfg.fix.repo_map_chars)
+            about = "the tests and the files shown"
+            chars = cfg.fix.repo_map_chars
+            outline = await asyncio.to_thread(self.repo.render, shown, chars, about)
         return Task(
             self.instruction,
             tuple(files),

@@ -56,7 +56,7 @@ def build_request(
     """Stable content first (system, task), then visible history, then the subtask."""
     step = plan.steps[index]
     parts = [Part(task.render(), stable=True)]
-    if step.role == "analysis" and task.repo_map:
+    if task.repo_map and (step.role == "analysis" or task.map_every_step):
         parts.append(Part(f"## Repository map\n{task.repo_map}", stable=True))
     for j in step.dependencies(index):
         r = results[j]

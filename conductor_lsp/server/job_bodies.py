@@ -14,6 +14,7 @@ from ..edits.workspace import read_text
 from ..episodes.records import OutcomeRecord
 from ..errors import ConductorError, EditError
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix.repo_map import with_outline
 from ..fix.report import FixReport
 from ..fix.review import fix_until_kept
 from ..runtime.results import JobOutcome
@@ -59,6 +60,8 @@ async def edit_job(
     except EditError as e:
         finish(ls, job, "refused", str(e), error=True)
         return
+    deny, chars = config.edits.all_deny(), config.fix.repo_map_chars
+    task = await asyncio.to_thread(with_outline, task, config.root, deny, chars)
     job.episode_job = f"editor-{uuid.uuid4().hex[:12]}"
     result = await session.run(
         task, on_event=job.on_event, engine_ref=job.engines, job=job.episode_job

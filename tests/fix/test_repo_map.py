@@ -62,7 +62,7 @@ def test_the_map_ranks_by_import_distance_from_the_failing_test(tmp_path: Path) 
     assert repo.refresh() == 7  # the venv is skipped, the denied folder never read
     text = repo.render(["tests/test_orders.py", "shop/orders.py"], max_chars=10_000)
     lines = text.splitlines()
-    assert lines[0].startswith("(outline of 3 of 3 Python files")
+    assert lines[0].startswith("(an outline of 3 of the repository's 3 other Python files")
     # tax.py is one import away from what the test runs, money.py two, report.py none.
     order = [line for line in lines if line.endswith(".py")]
     assert order == ["shop/tax.py", "shop/money.py", "shop/admin/report.py"]
@@ -90,7 +90,7 @@ def test_refresh_parses_only_what_changed(tmp_path: Path) -> None:
     assert "shop/admin/report.py" not in repo.files
 
 
-def test_only_analysis_steps_are_sent_the_map() -> None:
+def test_only_analysis_steps_of_a_fix_job_are_sent_the_map() -> None:
     task = Task("fix it", (FileContext("a.py", "x = 1\n"),), repo_map="shop/tax.py\n  def rate()")
     plan = Plan(
         steps=(
@@ -219,3 +219,53 @@ def test_named_files_resolve_paths_and_unique_bare_names(tmp_path: Path) -> None
     found = named_files(tmp_path, texts, {"shop/orders.py"}, ["secrets"], known)
     # In order of mention, at most three, the shown file and the denied one left out.
     assert found == ["shop/tax.py", "shop/admin/report.py", "tests/test_orders.py"]
+
+
+TWO_AWAY = {
+    "shop.py": "from pricing import price\n\n\ndef checkout(cart, region):\n"
+    "    return sum(price(item, region) for item in cart)\n",
+    "pricing.py": "from rates import rate_for\n\n\ndef price(item, region):\n"
+    "    return item * (1 + rate_for(region))\n",
+    "rates.py": "RATES = {'EU': 0.2}\n\n\n"
+    "def rate_for(region: str, reduced: bool = False) -> float:\n"
+    "    return RATES.get(region, 0.0) / (2 if reduced else 1)\n",
+    "zoo.py": "def unrelated_helper(x):\n    return x\n",
+    "catalog.py": "def checkout_banner() -> str:\n    return 'hi'\n",
+}
+
+
+def test_what_a_file_reaches_comes_first_then_what_defines_its_names(tmp_path: Path) -> None:
+    write(tmp_path, {**TWO_AWAY, "z_uses.py": "from shop import checkout\n"})
+    repo = RepoMap(tmp_path)
+    repo.refresh()
+    text = repo.render(["shop.py"], max_chars=10_000, about="shop.py")
+    order = [line for line in text.splitlines() if line.endswith(".py")]
+    # pricing one import away, rates two; the importer z_uses.py defines nothing.
+    assert order[:2] == ["pricing.py", "rates.py"]
+    assert set(order[2:]) == {"zoo.py", "catalog.py"}
+    assert "first the modules shop.py import, directly or through others" in text
+
+
+def test_a_run_job_on_a_file_is_shown_a_module_two_imports_away(tmp_path: Path) -> None:
+    """``run --file shop.py``: the worker's first request holds rates.py's outline, which
+    shop.py reaches only through pricing.py; with the map off it does not."""
+    from helpers import cli, config, worker
+
+    write(tmp_path, TWO_AWAY)
+    standin = StandIn().start()
+    try:
+        coder = worker("coder", standin.url)
+        (tmp_path / "conductor.toml").write_text(config('backend = "static"', coder, tests=False))
+        ask = "Add checkout_reduced(cart, region) that charges the reduced rate"
+        out = cli("run", "--file", "shop.py", ask, cwd=tmp_path, timeout=120)
+        assert out.returncode == 0, out.stderr
+        first = standin.seen[0].body["messages"][-1]["content"]
+        assert "## Repository map\n(an outline of" in first
+        assert "rates.py\n  def rate_for(region: str, reduced: bool=False) -> float" in first
+        assert first.index("pricing.py") < first.index("rates.py")
+        off = config('backend = "static"', coder, tests=False, extra="[fix]\nrepo_map_chars = 0\n")
+        (tmp_path / "conductor.toml").write_text(off)
+        cli("run", "--file", "shop.py", ask, cwd=tmp_path, timeout=120)
+        assert "rate_for" not in standin.seen[1].body["messages"][-1]["content"]
+    finally:
+        standin.stop()
