@@ -28,7 +28,7 @@ from ..fix.repo_map import with_outline
 from ..fix.report import FixReport
 from ..fix.review import fix_until_kept
 from ..models import stats as model_stats
-from ..runtime.events import Event
+from ..runtime.events import Event, describe_event
 from ..runtime.results import JobOutcome
 from ..runtime.session import Session
 from ..task import Task, file_context
@@ -39,7 +39,6 @@ from .init import add_parser as add_init_parser
 from .init import run_init
 from .render import (
     SMOKE_TEST_NOTE,
-    describe_event,
     plan_notes,
     plan_table,
     print_fix_report,
@@ -87,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--log-file", help="also log to this file")
     s.set_defaults(func=None)
+    m = sub.add_parser("mcp", help="serve MCP over stdio (the fix for agents)", parents=[path])
+    m.set_defaults(func=_mcp)
     u = sub.add_parser("undo", help="restore the last checkpoint", parents=[path])
     u.add_argument("--list", action="store_true", help="list checkpoints, newest first")
     u.add_argument("--ref", help="restore this checkpoint instead of the newest")
@@ -273,6 +274,13 @@ def _ask_yes(console: Console, question: str) -> bool:
         return input(f"{question} [y/N] ").strip().lower().startswith("y")
     except EOFError:
         return False
+
+
+def _mcp(root: Path, args: argparse.Namespace, console: Console) -> int:
+    from ..mcp_server.app import serve
+
+    serve(root)
+    return 0
 
 
 def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:

@@ -1,0 +1,157 @@
+"""The door's tools as plain async methods over one workspace root, so they are the same
+whether the SDK or a test calls them; ``app`` registers them with the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..checkpoints.undo import undo
+from ..configure import load_config
+from ..episodes.log import EpisodeLog
+from ..errors import ConductorError, UnsafePath
+from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
+from ..fix.repo_map import with_outline
+from ..fix.report import FixReport
+from ..runtime.events import Event, describe_event
+from ..runtime.session import Session
+from ..task import Task, file_context
+
+#: Progress as the door reports it: (how many events so far, the event's line).
+Report = Callable[[int, str], Coroutine[Any, Any, None]]
+
+
+async def _silent(done: int, line: str) -> None:
+    return None
+
+
+@dataclass
+class Door:
+    """One workspace's tools; ``last`` keeps each repository's last fix for ``candidates``."""
+
+    root: Path
+    last: dict[Path, FixReport] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root = self.root.resolve()
+
+    def inside(self, path: str) -> Path:
+        """``path`` (relative to the root, or absolute) as a folder inside the root."""
+        full = (self.root / path).resolve() if path else self.root
+        if full != self.root and self.root not in full.parents:
+            raise UnsafePath(f"{path} is outside the workspace {self.root}")
+        if not full.is_dir():
+            raise ConductorError(f"{path or '.'} is not a folder in the workspace")
+        return full
+
+    async def fix(
+        self,
+        path: str = "",
+        test: str = "",
+        budget_usd: float | None = None,
+        instruction: str = "",
+        max_iterations: int | None = None,
+        report: Report = _silent,
+    ) -> dict[str, Any]:
+        """Run the fix loop on the repository at ``path``: candidates judged in sandboxes,
+        the verified state written once, a checkpoint before it."""
+        repo = self.inside(path)
+        overrides: dict[str, Any] = {"test": {"command": test}} if test else {}
+        budget: dict[str, Any] = {}
+        if budget_usd is not None:
+            budget["max_cost"] = budget_usd
+        if max_iterations is not None:
+            budget["max_iterations"] = max_iterations
+        if budget:
+            overrides["budget"] = budget
+        config = load_config(repo, None, overrides)
+        if not config.test.command:
+            raise ConductorError("no test command: pass test, or set [test] command")
+        session = Session(config)
+        lines: list[str] = []
+        sent: list[asyncio.Task[None]] = []
+
+        def on_event(event: Event) -> None:  # called in the loop's task: report at once
+            lines.append(describe_event(event))
+            sent.append(asyncio.get_running_loop().create_task(report(len(lines), lines[-1])))
+
+        try:
+            loop = FixLoop(
+                session, instruction=instruction or DEFAULT_INSTRUCTION, on_event=on_event
+            )
+            result = await loop.run()
+        finally:
+            await session.aclose()
+            await asyncio.gather(*sent, return_exceptions=True)
+        self.last[repo] = result
+        return fix_summary(result)
+
+    async def plan(
+        self, task: str, files: list[str] | None = None, path: str = ""
+    ) -> dict[str, Any]:
+        """The conductor's plan for ``task`` (nothing runs)."""
+        repo = self.inside(path)
+        config = load_config(repo)
+        deny = config.edits.all_deny()
+        ctx = tuple(file_context(repo, f, deny) for f in files or [])
+        job = with_outline(Task(task, files=ctx), repo, deny, config.fix.repo_map_chars)
+        session = Session(config)
+        try:
+            return (await session.plan(job)).to_json()
+        finally:
+            await session.aclose()
+
+    async def undo(self, path: str = "", ref: str = "") -> dict[str, Any]:
+        """Bring back the state before the last job (or checkpoint ``ref``)."""
+        repo = self.inside(path)
+        try:
+            learn = load_config(repo).learn
+            log = EpisodeLog(repo / learn.episodes if learn.record else None, root=repo)
+        except ConductorError:  # a broken config must not keep the user's work hostage
+            log = EpisodeLog(None, root=repo)
+        done = undo(repo, ref or None, episodes=log)
+        return {
+            "restored": done.restored.ref,
+            "label": done.restored.label,
+            "saved": done.saved.ref,
+        }
+
+    async def candidates(self, path: str = "") -> dict[str, Any]:
+        """Every candidate of the last fix on ``path``: who wrote it and what the tests said."""
+        repo = self.inside(path)
+        found = self.last.get(repo)
+        if found is None:
+            raise ConductorError("no fix has run on this repository since the door opened")
+        rows = [
+            {
+                "round": c.round,
+                "lane": str(c.lane) or "plan",
+                "worker": c.worker,
+                "verdict": c.verdict.text() if c.verdict else "not judged",
+                "green": c.green,
+                "cost": c.step.cost,
+            }
+            for c in found.candidates
+        ]
+        return {"best": found.best, "candidates": rows}
+
+
+def fix_summary(report: FixReport) -> dict[str, Any]:
+    """What an agent needs from a fix: the verdict, the diff, the bill, the checkpoint."""
+    return {
+        "outcome": str(report.outcome),
+        "passed": report.end.passed,
+        "reason": report.reason,
+        "tests_before": report.start.summary().splitlines()[:1],
+        "tests_after": report.end.summary().splitlines()[:1],
+        "written": report.written,
+        "diff": report.diff,
+        "kept": report.kept,
+        "cost": report.cost,
+        "seconds": round(report.seconds, 3),
+        "checkpoint": report.checkpoint.ref,
+        "undo": "call undo with this path to bring back the state before the fix",
+    }
