@@ -14,7 +14,7 @@ and anything on a lower floor, never a sibling on its own floor nor anything abo
     configure                              loading and validating the configuration
     runtime                                session, engine, budgets, events, traces
     fix                                    the loop, candidates, sandboxes
-    eval, mcp_server, server               the evaluator; the MCP door, the language server
+    eval, mcp_server, mine, server         the evaluator, the MCP door, mining, the LSP server
     learn
     cli
 
@@ -49,7 +49,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("configure",),
     ("runtime",),
     ("fix",),
-    ("eval", "mcp_server", "server"),
+    ("eval", "mcp_server", "mine", "server"),
     ("learn",),
     ("cli",),
 ]

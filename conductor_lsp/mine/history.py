@@ -1,0 +1,93 @@
+"""Which commits could be tasks: first-parent history, newest first, each commit that
+changes both test files and other Python files (read with git, nothing checked out)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+GIT_SECONDS = 60
+
+
+def git(root: Path, *args: str, binary: bool = False) -> str:
+    """A read-only git command in ``root``; its stdout."""
+    out = subprocess.run(
+        ["git", "-C", str(root), *args],
+        capture_output=True,
+        timeout=GIT_SECONDS,
+        check=True,
+    ).stdout
+    return out.decode("utf-8", "replace") if not binary else out.decode("latin-1")
+
+
+def is_test_path(path: str) -> bool:
+    """Test files as pytest finds them: ``test_*.py``, ``*_test.py``, ``conftest.py``, or
+    any Python file under a ``tests``/``test`` folder."""
+    p = PurePosixPath(path)
+    if p.suffix != ".py":
+        return False
+    if p.name.startswith("test_") or p.name.endswith("_test.py") or p.name == "conftest.py":
+        return True
+    return any(part in ("tests", "test") for part in p.parts[:-1])
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A commit that may become a task, or why it cannot ('' when it may)."""
+
+    commit: str
+    parent: str
+    subject: str
+    date: str
+    tests: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+    skip: str = ""
+
+    @property
+    def short(self) -> str:
+        return self.commit[:10]
+
+
+def _changed(root: Path, parent: str, commit: str) -> list[tuple[str, str]]:
+    """(status letter, path) of each file the commit changed against ``parent``."""
+    out = git(root, "diff", "--name-status", "--no-renames", parent, commit)
+    rows = []
+    for line in out.splitlines():
+        status, _, path = line.partition("\t")
+        if path:
+            rows.append((status[:1], path))
+    return rows
+
+
+def candidates(root: Path, since: str = "", head: str = "HEAD") -> Iterator[Candidate]:
+    """Every first-parent commit from ``head`` back to ``since`` (exclusive), newest first,
+    with why it is skipped when it cannot be a task."""
+    span = f"{since}..{head}" if since else head
+    log = git(root, "log", "--first-parent", "--format=%H%x00%P%x00%cI%x00%s", span)
+    for line in log.splitlines():
+        commit, parents, date, subject = line.split("\x00", 3)
+        parent = parents.split()
+        base = Candidate(commit, parent[0] if parent else "", subject, date)
+        if not parent:
+            yield _skip(base, "the first commit (no parent to revert to)")
+            continue
+        if len(parent) > 1:
+            yield _skip(base, "a merge")
+            continue
+        rows = _changed(root, parent[0], commit)
+        tests = tuple(p for s, p in rows if is_test_path(p))
+        code = tuple(p for s, p in rows if p.endswith(".py") and not is_test_path(p))
+        if not tests:
+            yield _skip(base, "no test changed")
+        elif not code:
+            yield _skip(base, "no code changed beside the tests")
+        elif not any(s in "AM" for s, p in rows if p in tests):
+            yield _skip(base, "tests only deleted")
+        else:
+            yield Candidate(commit, parent[0], subject, date, tests, code)
+
+
+def _skip(c: Candidate, why: str) -> Candidate:
+    return Candidate(c.commit, c.parent, c.subject, c.date, c.tests, c.code, why)

@@ -1,0 +1,135 @@
+"""One commit checked in a sandbox outside the workspace: the parent's tree (``git
+archive``, so the workspace's HEAD, index, stash and worktrees are never touched) with
+the commit's tests, run twice; then with its code changes too, run twice."""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..edits.workspace import apply_output_to_disk
+from ..testrun import TestRun, run_tests
+from .history import GIT_SECONDS, Candidate, git
+
+TEST_SECONDS = 120.0
+PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+_MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+
+
+@dataclass
+class Checked:
+    """What the sandbox found: the task's files (``box``), the tests that failed before
+    and passed after, the fix as a diff, or why the commit is skipped."""
+
+    box: Path
+    failing: list[str] = field(default_factory=list)
+    solution: str = ""
+    skip: str = ""
+    #: Whether the fix's diff applies through our edits (else C's files were written).
+    applies: bool = True
+
+
+def export(root: Path, commit: str, dest: Path) -> None:
+    """The tree of ``commit`` into ``dest`` (nothing in the workspace changes)."""
+    data = subprocess.run(
+        ["git", "-C", str(root), "archive", "--format=tar", commit],
+        capture_output=True,
+        timeout=GIT_SECONDS,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def write_at(root: Path, commit: str, paths: tuple[str, ...], dest: Path) -> None:
+    """Each of ``paths`` as it is at ``commit`` (removed where the commit deleted it)."""
+    present = set(git(root, "ls-tree", "-r", "--name-only", commit, "--", *paths).splitlines())
+    for rel in paths:
+        target = dest / rel
+        if rel not in present:
+            target.unlink(missing_ok=True)
+            continue
+        blob = subprocess.run(
+            ["git", "-C", str(root), "show", f"{commit}:{rel}"],
+            capture_output=True,
+            timeout=GIT_SECONDS,
+            check=True,
+        ).stdout
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob)
+
+
+def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
+    """Why the tests cannot run here: a module neither in the tree nor added by the fix."""
+    found = _MISSING.search(run.output)
+    if not found:
+        return ""
+    top = found.group(1).split(".")[0]
+    ours = (box / f"{top}.py").exists() or (box / top).is_dir() or (box / "src" / top).is_dir()
+    added = any(Path(p).parts[0] in (top, f"{top}.py") or p.startswith(f"src/{top}") for p in code)
+    return "" if ours or added else f"needs a package that is not installed ({top})"
+
+
+async def _twice(box: Path, select: list[str]) -> tuple[TestRun, TestRun]:
+    first = await run_tests(PYTEST, box, TEST_SECONDS, select=select)
+    return first, await run_tests(PYTEST, box, TEST_SECONDS, select=select)
+
+
+def _before_problem(runs: tuple[TestRun, TestRun], box: Path, code: tuple[str, ...]) -> str:
+    if any(r.timed_out for r in runs):
+        return "the tests time out"
+    missing = _missing_package(runs[0], box, code) or _missing_package(runs[1], box, code)
+    if missing:
+        return missing
+    if runs[0].passed and runs[1].passed:
+        return "the new tests pass before the fix"
+    if runs[0].passed != runs[1].passed or runs[0].failing_ids() != runs[1].failing_ids():
+        return "flaky: two runs before the fix disagree"
+    if runs[0].exit_code not in (1, 2):
+        return f"the tests cannot run (pytest exit {runs[0].exit_code})"
+    return ""
+
+
+def _ids(run: TestRun, box: Path) -> list[str]:
+    """The failing tests' ids when they name tests in files that exist (a collection error
+    names none: the caller runs the files)."""
+    ids = run.failing_ids() or []
+    if run.exit_code != 1 or not all((box / i.split("::")[0]).is_file() for i in ids):
+        return []
+    return ids
+
+
+async def check(root: Path, cand: Candidate, work: Path) -> Checked:
+    """Fails before, passes after, twice each; the task's files are left in the box."""
+    box = Path(tempfile.mkdtemp(prefix=f"{cand.short}-", dir=work))
+    export(root, cand.parent, box)
+    write_at(root, cand.commit, cand.tests, box)
+    selected = [t for t in cand.tests if (box / t).exists() and Path(t).name != "conftest.py"]
+    if not selected:
+        return Checked(box, skip="no test file left to run")
+    before = await _twice(box, selected)
+    why = _before_problem(before, box, cand.code)
+    if why:
+        return Checked(box, skip=why)
+    failing = _ids(before[0], box) or selected
+    after_box = Path(tempfile.mkdtemp(prefix=f"{cand.short}-after-", dir=work))
+    shutil.copytree(box, after_box, dirs_exist_ok=True)
+    solution = git(root, "diff", "--no-renames", cand.parent, cand.commit, "--", *cand.code)
+    applies = bool(apply_output_to_disk(after_box, solution).written)
+    if not applies:  # a diff our edits cannot read (a binary file, a rename): C's files
+        write_at(root, cand.commit, cand.code, after_box)
+    after = await _twice(after_box, failing)
+    shutil.rmtree(after_box, ignore_errors=True)
+    if not (after[0].passed and after[1].passed):
+        flaky = after[0].passed != after[1].passed
+        why = "flaky: two runs after the fix disagree" if flaky else "the fix does not pass them"
+        return Checked(box, skip=why)
+    return Checked(box, failing, solution, applies=applies)

@@ -1,0 +1,151 @@
+"""Mining a real git history built here: a bug fix with the test that proves it, a
+refactor with no test, a flaky test, a test that needs a missing package and a merge.
+Exactly the bug fix becomes a task; the others are skipped with their reasons; the
+workspace and its git state are byte-identical after; a mined task never shows the fix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import git
+import pytest
+from helpers import cli, config, worker
+from standin import StandIn
+
+from conductor_lsp.edits.workspace import apply_output_to_disk
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n"
+FIX_LINE = "    return a * b  # the fix\n"
+
+
+def commit(repo: git.Repo, files: dict[str, str], message: str) -> str:
+    root = Path(repo.working_dir)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    repo.index.add(list(files))
+    return repo.index.commit(message).hexsha
+
+
+def history(root: Path, counter: Path) -> dict[str, str]:
+    """The repository; returns each kind of commit's sha."""
+    repo = git.Repo.init(root, initial_branch="main")
+    shas = {
+        "start": commit(
+            repo,
+            {"calc.py": CALC, "test_calc.py": "from calc import add\n\n\ndef test_add():\n"
+             "    assert add(2, 3) == 5\n", "conftest.py": ""},
+            "Start",
+        )
+    }  # fmt: skip
+    shas["refactor"] = commit(repo, {"calc.py": CALC.replace("a, b", "x, y").replace(
+        "a + b", "x + y")}, "Rename the arguments")  # fmt: skip
+    calc = (Path(root) / "calc.py").read_text()
+    shas["fix"] = commit(
+        repo,
+        {"calc.py": calc[: calc.rindex("    return")] + FIX_LINE.replace("a * b", "x * y"),
+         "test_calc.py": "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) "
+         "== 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"},
+        "Fix mul() multiplying",
+    )  # fmt: skip
+    flaky = (
+        "from pathlib import Path\n\nfrom flake import value\n\nCOUNTER = Path("
+        f"{str(counter)!r})\n\n\ndef test_value():\n    n = int(COUNTER.read_text() or 0) "
+        "if COUNTER.exists() else 0\n    COUNTER.write_text(str(n + 1))\n    assert n % 2 == 0 "
+        "and value() == 1\n"
+    )
+    shas["flaky"] = commit(
+        repo, {"flake.py": "def value():\n    return 1\n", "test_flake.py": flaky}, "Add flake"
+    )
+    shas["missing"] = commit(
+        repo,
+        {"extra.py": "def twice(x):\n    return 2 * x\n",
+         "tests/test_extra.py": "import not_a_package_anyone_has\nfrom extra import twice\n\n\n"
+         "def test_twice():\n    assert twice(2) == 4\n"},
+        "Add twice() with a test that needs a package",
+    )  # fmt: skip
+    repo.git.checkout("-b", "side")
+    commit(repo, {"side.py": "def s():\n    return 1\n", "test_side.py": "from side import s\n"
+           "\n\ndef test_s():\n    assert s() == 1\n"}, "Side work")  # fmt: skip
+    repo.git.checkout("main")
+    repo.git.merge("side", "--no-ff", "-m", "Merge side")
+    shas["merge"] = repo.head.commit.hexsha
+    return shas
+
+
+def git_state(root: Path) -> dict[str, object]:
+    run = lambda *a: subprocess.run(["git", "-C", str(root), *a], capture_output=True).stdout  # noqa: E731
+    return {
+        "head": run("rev-parse", "HEAD"),
+        "index": (root / ".git" / "index").read_bytes(),
+        "stash": run("stash", "list"),
+        "status": run("status", "--porcelain", "--untracked-files=all"),
+        "untracked": (root / "notes.txt").read_bytes(),
+        "worktrees": run("worktree", "list", "--porcelain"),
+        "calc": (root / "calc.py").read_bytes(),
+    }
+
+
+@pytest.fixture
+def mined(tmp_path: Path) -> tuple[Path, Path, dict[str, str], str]:
+    root = tmp_path / "repo"
+    shas = history(root, tmp_path / "counter")
+    (root / "notes.txt").write_text("untracked work\n")
+    (root / "calc.py").write_text((root / "calc.py").read_text() + "# uncommitted edit\n")
+    subprocess.run(["git", "-C", str(root), "stash"], check=True, capture_output=True)
+    (root / "calc.py").write_text((root / "calc.py").read_text() + "# another edit\n")
+    before = git_state(root)
+    out = tmp_path / "suite"
+    done = cli("mine", str(root), "--out", str(out), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert git_state(root) == before  # HEAD, index, stash, untracked and edits untouched
+    return root, out, shas, done.stdout
+
+
+def test_exactly_the_bug_fix_becomes_a_task(mined: tuple[Path, Path, dict[str, str], str]) -> None:
+    _, out, shas, stdout = mined
+    tasks = [p for p in out.iterdir() if (p / "task.toml").is_file()]
+    assert [t.name for t in tasks] == [f"{shas['fix'][:10]}-fix-mul-multiplying"]
+    spec = tomllib.loads((tasks[0] / "task.toml").read_text())
+    assert spec["instruction"] == "Fix mul() multiplying"
+    assert spec["mined"]["commit"] == shas["fix"] and spec["mined"]["files"] == ["calc.py"]
+    assert spec["test"].endswith("test_calc.py::test_mul")
+    assert "x * y" in spec["solution"]["edit"] and "x * y" not in (tasks[0] / "calc.py").read_text()
+    for why in ("no test changed", "flaky: two runs after the fix disagree",
+                "needs a package that is not installed (not_a_package_anyone_has)", "a merge",
+                "the first commit (no parent to revert to)"):  # fmt: skip
+        assert f"skipped 1: {why}" in stdout
+    # The task fails as mined and passes with its known fix.
+    pytest_ = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_calc.py"]
+    assert subprocess.run(pytest_, cwd=tasks[0], capture_output=True).returncode == 1
+    assert apply_output_to_disk(tasks[0], spec["solution"]["edit"]).written == ["calc.py"]
+    assert subprocess.run(pytest_, cwd=tasks[0], capture_output=True).returncode == 0
+
+
+def test_a_second_run_resumes(mined: tuple[Path, Path, dict[str, str], str]) -> None:
+    root, out, _, _ = mined
+    again = cli("mine", str(root), "--out", str(out), timeout=600)
+    assert again.returncode == 0 and "(6 already mined, skipped)" in again.stdout
+    assert "1 task(s) from 0 commit(s)" in again.stdout
+
+
+def test_a_mined_task_never_shows_the_fix(
+    mined: tuple[Path, Path, dict[str, str], str], tmp_path: Path
+) -> None:
+    _, out, _, _ = mined
+    standin = StandIn().start()
+    try:
+        cfg = tmp_path / "pool.toml"
+        cfg.write_text(config('backend = "static"', worker("coder", standin.url)))
+        done = cli("eval", str(out), "--strategy", "static", "--config", str(cfg),
+                   "--max-iterations", "1", "--out", str(tmp_path / "rows.jsonl"), cwd=tmp_path,
+                   timeout=600)  # fmt: skip
+        assert done.returncode in (0, 1), done.stderr
+        assert standin.seen  # the worker was asked
+        assert all("x * y" not in s.prompt() for s in standin.seen)
+        assert any("def test_mul" in s.prompt() for s in standin.seen)
+    finally:
+        standin.stop()
