@@ -37,8 +37,8 @@ from .doctor import print_doctor
 from .evaluate import run_eval
 from .init import add_parser as add_init_parser
 from .init import run_init
+from .mine import add_learn_parser, run_learn, run_mine
 from .mine import add_parser as add_mine_parser
-from .mine import run_mine
 from .render import (
     SMOKE_TEST_NOTE,
     plan_notes,
@@ -85,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
     add_train_parser(sub, [config]).set_defaults(func=run_train)
     add_init_parser(sub, [path]).set_defaults(func=run_init)
     add_mine_parser(sub, [path]).set_defaults(func=run_mine)
+    add_learn_parser(sub, [path, config]).set_defaults(func=run_learn)
     s = sub.add_parser("serve", help="run the language server (stdio)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--log-file", help="also log to this file")
