@@ -1,0 +1,5 @@
+from rates import rate_for
+
+
+def price(item, region):
+    return item * (1 + rate_for(region))

@@ -1,0 +1,7 @@
+from keys import normalize_email
+
+USERS = {}
+
+
+def find(address):
+    return USERS.get(normalize_email(address))

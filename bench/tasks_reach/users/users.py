@@ -1,0 +1,5 @@
+from store import find
+
+
+def lookup(address):
+    return find(address)
