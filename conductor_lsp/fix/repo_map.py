@@ -270,10 +270,11 @@ class RepoMap:
         out: list[str] = []
         size = misses = 0
         for rel in ranked:
-            lines = self.detail(rel).lines
-            if not lines:
+            found = self.detail(rel)
+            if not found.lines:
                 continue
-            block = "\n".join([rel, *lines])
+            head = f"{rel} (import {found.module})" if found.module else rel
+            block = "\n".join([head, *found.lines])
             if size + len(block) + 1 > max_chars:
                 misses += 1
                 if misses >= MAX_MISSES:

@@ -64,7 +64,7 @@ def test_the_map_ranks_by_import_distance_from_the_failing_test(tmp_path: Path) 
     lines = text.splitlines()
     assert lines[0].startswith("(an outline of 3 of the repository's 3 other Python files")
     # tax.py is one import away from what the test runs, money.py two, report.py none.
-    order = [line for line in lines if line.endswith(".py")]
+    order = [line.split(" (import ")[0] for line in lines if " (import " in line]
     assert order == ["shop/tax.py", "shop/money.py", "shop/admin/report.py"]
     assert "  def rate(region: str) -> float" in lines
     assert "key" not in text and "vendored" not in text
@@ -239,7 +239,7 @@ def test_what_a_file_reaches_comes_first_then_what_defines_its_names(tmp_path: P
     repo = RepoMap(tmp_path)
     repo.refresh()
     text = repo.render(["shop.py"], max_chars=10_000, about="shop.py")
-    order = [line for line in text.splitlines() if line.endswith(".py")]
+    order = [line.split(" (import ")[0] for line in text.splitlines() if " (import " in line]
     # pricing one import away, rates two; the importer z_uses.py defines nothing.
     assert order[:2] == ["pricing.py", "rates.py"]
     assert set(order[2:]) == {"zoo.py", "catalog.py"}
@@ -261,7 +261,10 @@ def test_a_run_job_on_a_file_is_shown_a_module_two_imports_away(tmp_path: Path) 
         assert out.returncode == 0, out.stderr
         first = standin.seen[0].body["messages"][-1]["content"]
         assert "## Repository map\n(an outline of" in first
-        assert "rates.py\n  def rate_for(region: str, reduced: bool=False) -> float" in first
+        outline = (
+            "rates.py (import rates)\n  def rate_for(region: str, reduced: bool=False) -> float"
+        )
+        assert outline in first
         assert first.index("pricing.py") < first.index("rates.py")
         off = config('backend = "static"', coder, tests=False, extra="[fix]\nrepo_map_chars = 0\n")
         (tmp_path / "conductor.toml").write_text(off)
