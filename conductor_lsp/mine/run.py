@@ -114,11 +114,17 @@ async def mine(
         (out / LOG).open("a") as log,
     ):
 
+        def enough() -> bool:
+            return bool(max_tasks) and len(report.tasks) >= max_tasks
+
         async def one(cand: Candidate) -> None:
-            if max_tasks and len(report.tasks) >= max_tasks:
-                return
             async with gate:
+                if enough():  # not logged: a later run with a higher --max checks it
+                    return
                 row = await _verdict(root, cand, Path(work), out, report, max_tasks)
+                if row is None:
+                    return
+            report.commits += 1
             log.write(json.dumps(row) + "\n")
             log.flush()
             on_line(f"{cand.short} {row.get('task') or 'skipped: ' + row['reason']}")
@@ -128,7 +134,6 @@ async def mine(
             if cand.commit in done:
                 report.resumed += 1
                 continue
-            report.commits += 1
             todo.append(one(cand))
         await asyncio.gather(*todo)
     report.seconds = asyncio.get_running_loop().time() - started
@@ -140,7 +145,9 @@ async def mine(
 
 async def _verdict(
     root: Path, cand: Candidate, work: Path, out: Path, report: MineReport, most: int
-) -> dict[str, str]:
+) -> dict[str, str] | None:
+    """The commit's row for the log, or None when the suite filled up while it was
+    checked (it is left for a later run)."""
     row = {"commit": cand.commit, "subject": cand.subject, "task": "", "reason": cand.skip}
     if not cand.skip:
         try:
@@ -149,7 +156,10 @@ async def _verdict(
             box = Path(tempfile.mkdtemp(dir=work))
             found = Checked(box, skip=f"cannot check it out ({type(e).__name__})")
         row["reason"] = found.skip
-        if not found.skip and not (most and len(report.tasks) >= most):
+        if not found.skip and most and len(report.tasks) >= most:
+            shutil.rmtree(found.box, ignore_errors=True)
+            return None
+        if not found.skip:
             row["task"] = write_task(out, cand, found)
             report.tasks.append(row["task"])
         shutil.rmtree(found.box, ignore_errors=True)
