@@ -12,6 +12,7 @@ from rich.table import Table
 from ..configure.load import load_config
 from ..errors import ConfigError
 from ..eval import TaskResult, by_strategy, evaluate, load_suite, parse_strategies
+from ..eval.distributed import RayRunner
 from ..eval.run import StrategyRow
 from ..storage.state import state_dir
 
@@ -63,17 +64,25 @@ async def run_eval(root: Path, args: argparse.Namespace, console: Console) -> in
         f"{args.max_iterations} rounds each, {args.jobs} at once",
         markup=False,
     )
-    results = await evaluate(
-        tasks,
-        strategies,
-        base,
-        out=out,
-        jobs=args.jobs,
-        max_iterations=args.max_iterations,
-        order=args.order,
-        resume=args.resume,
-        on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
-    )
+    runner = RayRunner(args.ray, cpus=max(args.jobs, 1)) if args.ray else None
+    if runner is not None:
+        console.print(runner.describe(), markup=False, highlight=False)
+    try:
+        results = await evaluate(
+            tasks,
+            strategies,
+            base,
+            out=out,
+            jobs=args.jobs,
+            max_iterations=args.max_iterations,
+            order=args.order,
+            resume=args.resume,
+            on_result=lambda r: console.print(_line(r), markup=False, highlight=False),
+            runner=runner,
+        )
+    finally:
+        if runner is not None:
+            runner.close()
     console.print(results_table(by_strategy(results)))
     console.print(f"results: {out}", markup=False, highlight=False)
     return 0

@@ -154,6 +154,11 @@ def _add_eval(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
     )
     e.add_argument("--tasks", help="comma-separated task names to run (default: all)")
     e.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run each task on Ray: a cluster's address (auto, ray://HOST:10001) or local",
+    )
+    e.add_argument(
         "--resume",
         action="store_true",
         help="keep the results --out already holds and run only the pairs it lacks",

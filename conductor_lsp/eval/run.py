@@ -12,7 +12,7 @@ import asyncio
 import json
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,11 +123,13 @@ async def evaluate(
     on_result: Callable[[TaskResult], None] = lambda r: None,
     order: str = "strategies",
     resume: bool = False,
+    runner: Runner | None = None,
 ) -> list[TaskResult]:
     """Every task with every strategy, at most ``jobs`` at once; results in ``out`` (JSONL)
     as they come, traces beside it. ``order`` "tasks" runs task by task, so a run cut
     short still compares every strategy on the same tasks; ``resume`` keeps the pairs
-    ``out`` already holds and runs the rest (a suite that takes hours, across sittings)."""
+    ``out`` already holds and runs the rest (a suite that takes hours, across sittings).
+    ``runner`` runs one pair (default ``run_one`` here; ``distributed.RayRunner`` on Ray)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     kept = out.read_text(encoding="utf-8") if resume and out.exists() else ""
@@ -144,7 +146,7 @@ async def evaluate(
 
         async def one(task: SuiteTask, name: str, layer: Mapping[str, Any]) -> None:
             async with limit:
-                result = await run_one(task, name, layer, base, traces, max_iterations)
+                result = await (runner or run_one)(task, name, layer, base, traces, max_iterations)
             results.append(result)
             sink.write(json.dumps(asdict(result)) + "\n")
             sink.flush()
@@ -157,6 +159,8 @@ async def evaluate(
 
 
 ORDERS = ("strategies", "tasks")
+#: One (task, strategy) run: ``run_one``'s signature.
+Runner = Callable[[SuiteTask, str, Mapping[str, Any], Config, Path, int], Awaitable[TaskResult]]
 
 
 def read_results(text: str) -> list[TaskResult]:

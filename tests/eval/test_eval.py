@@ -24,6 +24,8 @@ TASKS = load_suite(SUITE)
 FAR = load_suite(SUITE.parent / "tasks_far")
 #: Bugs in a module loaded by name, which no round shows until an answer names it.
 NAMED = load_suite(SUITE.parent / "tasks_named")
+#: Implement tasks whose needed name lives two imports from the file a run job is given.
+REACH = load_suite(SUITE.parent / "tasks_reach")
 
 
 def test_the_suite_is_big_and_varied() -> None:
@@ -60,10 +62,10 @@ async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: P
                 "" if after.passed else f"{repo.name}: fails with its fix:\n{after.output[-500:]}"
             )
 
-    every = [*TASKS, *FAR, *NAMED]
+    every = [*TASKS, *FAR, *NAMED, *REACH]
     problems = [p for p in await asyncio.gather(*(check(t) for t in every)) if p]
     assert problems == []
-    assert len(FAR) == len(NAMED) == 5
+    assert len(FAR) == len(NAMED) == len(REACH) == 5
 
 
 async def test_humaneval_tasks_each_hold_one_bug_that_their_check_finds(tmp_path: Path) -> None:
