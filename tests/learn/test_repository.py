@@ -86,7 +86,7 @@ def test_learn_fits_the_policy_on_the_older_tasks(repo) -> None:  # type: ignore
     assert "policy.json: " in doctor.stdout and "judged candidates" in doctor.stdout
 
 
-def test_learn_stopped_by_a_signal_goes_on_where_it_stopped(repo) -> None:  # type: ignore[no-untyped-def]
+def test_learn_killed_by_a_signal_goes_on_where_it_stopped(repo) -> None:  # type: ignore[no-untyped-def]
     root, env = repo
     proc = subprocess.Popen(
         [sys.executable, "-m", "conductor_lsp.cli", "learn", str(root), "--budget-usd", "5"],
@@ -98,7 +98,7 @@ def test_learn_stopped_by_a_signal_goes_on_where_it_stopped(repo) -> None:  # ty
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith("ran "):
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signal.SIGKILL)  # no clean-up at all: the hardest stop
             break
     proc.wait(timeout=120)
     again = cli("learn", str(root), "--budget-usd", "5", env=env, timeout=600)
