@@ -38,7 +38,6 @@ class AnswerWatch:
     _streak: int = 0
     _seen: dict[str, int] = field(default_factory=dict)
     _fence: str = ""
-    _blocks: int = 0
 
     def feed(self, piece: str) -> str:
         if self.reason or not piece:
@@ -72,7 +71,6 @@ class AnswerWatch:
                 self._fence = fence.group(1)[0] * 3
             elif fence.group(1).startswith(self._fence) and not fence.group(2).strip():
                 self._fence = ""
-                self._blocks += 1
                 if self.code:
                     return "done: the answer's code block ended"
         key = line.strip()
@@ -89,17 +87,24 @@ class AnswerWatch:
         return ""
 
 
+def _repeated_unit(text: str) -> str:
+    """The shortest run of text that ``text`` ends with ``SAME_RUN`` times back to back
+    ('' when there is none)."""
+    low, high = RUN_CHARS
+    for size in range(low, min(high, len(text) // SAME_RUN) + 1):
+        unit = text[-size:]
+        if unit.strip() and text.endswith(unit * SAME_RUN):
+            return unit
+    return ""
+
+
 def repeated_run(tail: str) -> str:
     """Why ``tail`` ends in a loop: some run of text repeated ``SAME_RUN`` times back to
     back ('' when it does not)."""
-    low, high = RUN_CHARS
-    for size in range(low, min(high, len(tail) // SAME_RUN) + 1):
-        unit = tail[-size:]
-        if not unit.strip():
-            continue
-        if tail.endswith(unit * SAME_RUN):
-            return f"loop: the same {size} characters {SAME_RUN} times ({unit.strip()[:40]!r})"
-    return ""
+    unit = _repeated_unit(tail)
+    if not unit:
+        return ""
+    return f"loop: the same {len(unit)} characters {SAME_RUN} times ({unit.strip()[:40]!r})"
 
 
 def trim_loop(text: str) -> str:
@@ -110,11 +115,7 @@ def trim_loop(text: str) -> str:
         end -= 1
     if end < len(lines):
         return "\n".join(lines[:end]) + "\n"
-    low, high = RUN_CHARS
-    for size in range(low, min(high, len(text) // SAME_RUN) + 1):
-        unit = text[-size:]
-        if unit.strip() and text.endswith(unit * SAME_RUN):
-            while text.endswith(unit * 2):
-                text = text[: -len(unit)]
-            return text
+    unit = _repeated_unit(text)
+    while unit and text.endswith(unit * 2):
+        text = text[: -len(unit)]
     return text

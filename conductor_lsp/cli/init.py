@@ -16,9 +16,10 @@ from typing import Any
 
 from rich.console import Console
 
+from ..config.schema import WorkerConfig
 from ..configure import load_config
 from ..configure.discover import PROBE_SECONDS, SERVERS, Found, discover
-from ..configure.prices import PRICED, lookup
+from ..configure.prices import price_endpoint
 from ..errors import ConductorError, ConfigError
 from .doctor import print_doctor
 
@@ -84,13 +85,13 @@ def _string(value: str) -> str:
 
 
 def _price_note(f: Found) -> str:
-    if f.local:
-        return "# a local server: free"
-    found = lookup(f.model, PRICED.get(f.provider))
-    if found is None:
-        return "# genai-prices does not know this model: set price_in and price_out"
+    """The price the worker will get on load, as a comment (not written: it would go stale)."""
+    end = WorkerConfig(provider=f.provider, model=f.model, base_url=f.base_url)
+    where = price_endpoint(end, f.provider)
+    if not (end.price_in or end.price_out):
+        return f"# {where}"
     return (
-        f"# {found[2]}: ${found[0]:g} in / ${found[1]:g} out per million tokens today "
+        f"# {where}: ${end.price_in:g} in / ${end.price_out:g} out per million tokens today "
         "(looked up on each load; price_in and price_out here win)"
     )
 

@@ -18,9 +18,8 @@ from rich.text import Text
 
 from ..checkpoints import store as checkpoint
 from ..checkpoints.undo import undo
-from ..config.schema import Config, LearnConfig
-from ..configure.load import load_config
-from ..episodes.log import EpisodeLog
+from ..config.schema import Config
+from ..configure.load import job_layer, load_config, workspace_episodes
 from ..errors import ConductorError
 from ..eval import ORDERS
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
@@ -300,7 +299,7 @@ def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
         if not points:
             console.print("no checkpoints")
         return 0
-    done = undo(root, args.ref, episodes=_episodes_of(root))
+    done = undo(root, args.ref, episodes=workspace_episodes(root))
     restored = done.restored
     console.print(f"restored {restored.ref} ({restored.label})", markup=False, highlight=False)
     console.print(
@@ -309,31 +308,12 @@ def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def _episodes_of(root: Path) -> EpisodeLog:
-    """The workspace's episode log, even when its configuration does not load."""
-    try:
-        learn = load_config(root).learn
-    except ConductorError:
-        return EpisodeLog(root / LearnConfig().episodes, root=root)
-    return EpisodeLog(root / learn.episodes if learn.record else None, root=root)
-
-
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Command-line flags as the last configuration layer, so they reach everything: the
     test command of ``fix --test`` is also what the tests tool worker runs."""
-    out: dict[str, Any] = {}
     if args.command != "fix":
-        return out
-    if args.test:
-        out["test"] = {"command": args.test}
-    budget: dict[str, Any] = {}
-    if args.max_iterations:
-        budget["max_iterations"] = args.max_iterations
-    if args.budget_usd is not None:
-        budget["max_cost"] = args.budget_usd
-    if budget:
-        out["budget"] = budget
-    return out
+        return {}
+    return job_layer(args.test, args.max_iterations or None, args.budget_usd)
 
 
 def _root(args: argparse.Namespace) -> Path:

@@ -5,14 +5,26 @@ It sits above the conductor backends and worker providers it validates against, 
 below the runtime that uses the result; the schema it fills is ``config``, a basic type.
 """
 
-from .load import derive, describe_keys, layered, load_config, merge, read_toml, validate
+from .load import (
+    derive,
+    describe_keys,
+    job_layer,
+    layered,
+    load_config,
+    merge,
+    read_toml,
+    validate,
+    workspace_episodes,
+)
 
 __all__ = [
     "derive",
     "describe_keys",
+    "job_layer",
     "layered",
     "load_config",
     "merge",
     "read_toml",
     "validate",
+    "workspace_episodes",
 ]

@@ -17,8 +17,9 @@ from typing import Any
 
 from ..conductor.registry import AUTO, BACKENDS
 from ..config.options import check_extra, field_docs, fill, own_options
-from ..config.schema import SECTIONS, Config, WorkerConfig
-from ..errors import ConfigError
+from ..config.schema import SECTIONS, Config, LearnConfig, WorkerConfig
+from ..episodes.log import EpisodeLog
+from ..errors import ConductorError, ConfigError
 from ..policy.order import PREFER
 from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
@@ -226,3 +227,29 @@ __all__ = [
     "read_toml",
     "validate",
 ]
+
+
+def job_layer(
+    test: str = "", max_iterations: int | None = None, budget_usd: float | None = None
+) -> dict[str, Any]:
+    """A fix job's own settings (the CLI's flags, the MCP door's arguments) as the last
+    configuration layer; what is not given is left to the files."""
+    out: dict[str, Any] = {"test": {"command": test}} if test else {}
+    budget: dict[str, Any] = {}
+    if max_iterations is not None:
+        budget["max_iterations"] = max_iterations
+    if budget_usd is not None:
+        budget["max_cost"] = budget_usd
+    if budget:
+        out["budget"] = budget
+    return out
+
+
+def workspace_episodes(root: Path) -> EpisodeLog:
+    """The workspace's episode log, even when its configuration does not load (an undo
+    must not wait on a broken file): then the default place."""
+    try:
+        learn = load_config(root).learn
+    except ConductorError:
+        return EpisodeLog(root / LearnConfig().episodes, root=root)
+    return EpisodeLog(root / learn.episodes if learn.record else None, root=root)

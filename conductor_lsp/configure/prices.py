@@ -69,11 +69,15 @@ def apply_prices(cfg: Config) -> None:
     """Price every worker (and an endpoint conductor) whose prices the configuration does
     not set; ``cfg.prices`` says where each came from (``doctor`` shows it)."""
     for name, w in cfg.workers.items():
-        if name not in cfg.prices or not cfg.prices[name].startswith("set in"):
+        if not _written(cfg, name):
             cfg.prices[name] = price_endpoint(w, w.provider)
-    c = cfg.conductor
-    if c.backend in ENDPOINT_BACKENDS and not cfg.prices.get("conductor", "").startswith("set in"):
-        cfg.prices["conductor"] = price_endpoint(c, "openai-compatible")
+    if cfg.conductor.backend in ENDPOINT_BACKENDS and not _written(cfg, "conductor"):
+        cfg.prices["conductor"] = price_endpoint(cfg.conductor, "openai-compatible")
+
+
+def _written(cfg: Config, name: str) -> bool:
+    """Whether a configuration layer set this price (``load._note_prices``)."""
+    return cfg.prices.get(name, "").startswith("set in")
 
 
 def describe(cfg: Config, name: str) -> str:

@@ -202,6 +202,14 @@ class RepoMap:
 
     def distances(self, seeds: Iterable[str]) -> dict[str, int]:
         """Import hops from the seed files, both ways (who imports whom)."""
+        return _hops(seeds, self._edges(both_ways=True))
+
+    def reach(self, seeds: Iterable[str]) -> dict[str, int]:
+        """Import hops from the seeds following imports only: what the seeds reach."""
+        return _hops(seeds, self._edges(both_ways=False))
+
+    def _edges(self, *, both_ways: bool) -> dict[str, set[str]]:
+        """File -> the mapped files it imports (and, ``both_ways``, that import it)."""
         by_module = {o.module: rel for rel, o in self.files.items()}
         edges: dict[str, set[str]] = {rel: set() for rel in self.files}
         for rel, o in self.files.items():
@@ -209,30 +217,9 @@ class RepoMap:
                 other = by_module.get(name)
                 if other is not None and other != rel:
                     edges[rel].add(other)
-                    edges[other].add(rel)
-        dist = {s: 0 for s in seeds if s in self.files}
-        queue = deque(dist)
-        while queue:
-            here = queue.popleft()
-            for nxt in sorted(edges[here]):
-                if nxt not in dist:
-                    dist[nxt] = dist[here] + 1
-                    queue.append(nxt)
-        return dist
-
-    def reach(self, seeds: Iterable[str]) -> dict[str, int]:
-        """Import hops from the seeds following imports only: what the seeds reach."""
-        by_module = {o.module: rel for rel, o in self.files.items()}
-        dist = {s: 0 for s in seeds if s in self.files}
-        queue = deque(dist)
-        while queue:
-            here = queue.popleft()
-            for name in sorted(self.files[here].imports):
-                nxt = by_module.get(name)
-                if nxt is not None and nxt not in dist:
-                    dist[nxt] = dist[here] + 1
-                    queue.append(nxt)
-        return dist
+                    if both_ways:
+                        edges[other].add(rel)
+        return edges
 
     def render(self, seeds: Sequence[str], max_chars: int = 6_000, about: str = "") -> str:
         """The outline within ``max_chars`` of the files other than the seeds (shown in
@@ -284,6 +271,19 @@ class RepoMap:
             size += len(block) + 1
             misses = 0
         return out
+
+
+def _hops(seeds: Iterable[str], edges: dict[str, set[str]]) -> dict[str, int]:
+    """Breadth-first hops from the seeds (those in ``edges``) along ``edges``."""
+    dist = {s: 0 for s in seeds if s in edges}
+    queue = deque(dist)
+    while queue:
+        here = queue.popleft()
+        for nxt in sorted(edges[here]):
+            if nxt not in dist:
+                dist[nxt] = dist[here] + 1
+                queue.append(nxt)
+    return dist
 
 
 _LOCK = threading.Lock()

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checkpoints.undo import undo
-from ..configure import load_config
-from ..episodes.log import EpisodeLog
+from ..configure import job_layer, load_config, workspace_episodes
 from ..errors import ConductorError, UnsafePath
 from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
 from ..fix.repo_map import with_outline
@@ -59,15 +58,7 @@ class Door:
         """Run the fix loop on the repository at ``path``: candidates judged in sandboxes,
         the verified state written once, a checkpoint before it."""
         repo = self.inside(path)
-        overrides: dict[str, Any] = {"test": {"command": test}} if test else {}
-        budget: dict[str, Any] = {}
-        if budget_usd is not None:
-            budget["max_cost"] = budget_usd
-        if max_iterations is not None:
-            budget["max_iterations"] = max_iterations
-        if budget:
-            overrides["budget"] = budget
-        config = load_config(repo, None, overrides)
+        config = load_config(repo, None, job_layer(test, max_iterations, budget_usd))
         if not config.test.command:
             raise ConductorError("no test command: pass test, or set [test] command")
         session = Session(config)
@@ -107,12 +98,7 @@ class Door:
     async def undo(self, path: str = "", ref: str = "") -> dict[str, Any]:
         """Bring back the state before the last job (or checkpoint ``ref``)."""
         repo = self.inside(path)
-        try:
-            learn = load_config(repo).learn
-            log = EpisodeLog(repo / learn.episodes if learn.record else None, root=repo)
-        except ConductorError:  # a broken config must not keep the user's work hostage
-            log = EpisodeLog(None, root=repo)
-        done = undo(repo, ref or None, episodes=log)
+        done = undo(repo, ref or None, episodes=workspace_episodes(repo))
         return {
             "restored": done.restored.ref,
             "label": done.restored.label,

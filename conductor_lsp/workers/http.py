@@ -50,16 +50,15 @@ class StreamState:
     usage: Usage = Usage()
     done: bool = False
     error: str = ""
-    #: Pieces of text received (each about one token on the servers we know).
-    pieces: int = 0
 
 
 def cut_usage(state: StreamState, request: WorkerRequest) -> Usage:
     """What a stream stopped early cost: the usage it reported so far (Anthropic sends the
-    prompt's at the start), else about four characters a prompt token and one token a piece."""
+    prompt's at the start), else about four characters a prompt token and one token a piece
+    of text received (so it is on the servers we know)."""
     prompt = state.usage.input_tokens or len(request.system + request.prompt_text()) // 4
     return Usage(
-        prompt, max(state.usage.output_tokens, state.pieces), state.usage.cached_input_tokens
+        prompt, max(state.usage.output_tokens, len(state.text)), state.usage.cached_input_tokens
     )
 
 
@@ -301,7 +300,6 @@ class HttpWorker(ProviderDefaults):
                 self.on_event(ev.event, data, state)
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
                 raise WorkerFormatError(f"unexpected stream event: {e}", worker=self.name) from e
-            state.pieces += len(state.text) - seen
             if watch is not None and watch.feed("".join(state.text[seen:])):
                 return state
             if state.error:
