@@ -5,6 +5,18 @@ in the suite format ``eval`` reads. The workspace and its git state are never to
 every commit is checked in a sandbox of its own, outside the workspace."""
 
 from .history import Candidate, candidates, is_test_path
-from .run import MineReport, mine
+from .run import Checker, MineReport, mine
+from .sandbox import Bundle, Checked, gather, judge
 
-__all__ = ["Candidate", "MineReport", "candidates", "is_test_path", "mine"]
+__all__ = [
+    "Bundle",
+    "Candidate",
+    "Checked",
+    "Checker",
+    "MineReport",
+    "candidates",
+    "gather",
+    "is_test_path",
+    "judge",
+    "mine",
+]

@@ -1,5 +1,6 @@
 """Which commits could be tasks: first-parent history, newest first, each commit that
-changes both test files and other Python files (read with git, nothing checked out)."""
+changes both test files and other Python files (read with git, nothing checked out);
+merges too when asked, each as the change it brought to its first parent."""
 
 from __future__ import annotations
 
@@ -61,19 +62,32 @@ def _changed(root: Path, parent: str, commit: str) -> list[tuple[str, str]]:
     return rows
 
 
-def candidates(root: Path, since: str = "", head: str = "HEAD") -> Iterator[Candidate]:
+def _subject(subject: str, body: str, merge: bool) -> str:
+    """A merge's own subject names a branch ("Merge pull request #12 from ..."); the
+    pull request's title, the body's first line, says what it did."""
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    return first if merge and first and subject.startswith("Merge") else subject
+
+
+def candidates(
+    root: Path, since: str = "", head: str = "HEAD", *, merges: bool = False
+) -> Iterator[Candidate]:
     """Every first-parent commit from ``head`` back to ``since`` (exclusive), newest first,
-    with why it is skipped when it cannot be a task."""
+    with why it is skipped when it cannot be a task. With ``merges``, a merge is read as
+    the change it brought to its first parent (a pull request merged whole)."""
     span = f"{since}..{head}" if since else head
-    log = git(root, "log", "--first-parent", "--format=%H%x00%P%x00%cI%x00%s", span)
-    for line in log.splitlines():
-        commit, parents, date, subject = line.split("\x00", 3)
+    log = git(root, "log", "--first-parent", "--format=%H%x00%P%x00%cI%x00%s%x00%b%x1e", span)
+    for record in log.split("\x1e"):
+        if not record.strip():
+            continue
+        commit, parents, date, subject, body = record.strip("\n").split("\x00", 4)
         parent = parents.split()
+        subject = _subject(subject, body, len(parent) > 1)
         base = Candidate(commit, parent[0] if parent else "", subject, date)
         if not parent:
             yield _skip(base, "the first commit (no parent to revert to)")
             continue
-        if len(parent) > 1:
+        if len(parent) > 1 and not merges:
             yield _skip(base, "a merge")
             continue
         rows = _changed(root, parent[0], commit)

@@ -9,15 +9,19 @@ import json
 import re
 import shlex
 import shutil
+import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConductorError
 from .history import Candidate, candidates
-from .sandbox import Checked, check
+from .sandbox import Bundle, Checked, gather, judge
+
+#: Runs a commit's tests from its bundle: ``sandbox.judge`` here, ``RayChecker`` on Ray.
+Checker = Callable[[Bundle, Path], Awaitable[Checked]]
 
 LOG = "mined.jsonl"
 BARE = "Make the failing tests pass."
@@ -98,6 +102,8 @@ async def mine(
     max_tasks: int = 0,
     since: str = "",
     jobs: int = 1,
+    merges: bool = False,
+    checker: Checker = judge,
     on_line: Callable[[str], None] = lambda line: None,
 ) -> MineReport:
     """Mine ``root``'s history into the suite ``out`` (see the package docstring)."""
@@ -121,7 +127,7 @@ async def mine(
             async with gate:
                 if enough():  # not logged: a later run with a higher --max checks it
                     return
-                row = await _verdict(root, cand, Path(work), out, report, max_tasks)
+                row = await _verdict(root, cand, Path(work), out, report, max_tasks, checker)
                 if row is None:
                     return
             report.commits += 1
@@ -130,7 +136,7 @@ async def mine(
             on_line(f"{cand.short} {row.get('task') or 'skipped: ' + row['reason']}")
 
         todo = []
-        for cand in candidates(root, since):
+        for cand in candidates(root, since, merges=merges):
             if cand.commit in done:
                 report.resumed += 1
                 continue
@@ -144,15 +150,21 @@ async def mine(
 
 
 async def _verdict(
-    root: Path, cand: Candidate, work: Path, out: Path, report: MineReport, most: int
+    root: Path,
+    cand: Candidate,
+    work: Path,
+    out: Path,
+    report: MineReport,
+    most: int,
+    checker: Checker,
 ) -> dict[str, str] | None:
     """The commit's row for the log, or None when the suite filled up while it was
     checked (it is left for a later run)."""
     row = {"commit": cand.commit, "subject": cand.subject, "task": "", "reason": cand.skip}
     if not cand.skip:
         try:
-            found = await check(root, cand, work)
-        except (OSError, ValueError) as e:  # git or the archive failed on this commit
+            found = await checker(gather(root, cand), work)
+        except (OSError, ValueError, subprocess.SubprocessError) as e:  # git or the archive failed
             box = Path(tempfile.mkdtemp(dir=work))
             found = Checked(box, skip=f"cannot check it out ({type(e).__name__})")
         row["reason"] = found.skip

@@ -1,6 +1,10 @@
 """One commit checked in a sandbox outside the workspace: the parent's tree (``git
 archive``, so the workspace's HEAD, index, stash and worktrees are never touched) with
-the commit's tests, run twice; then with its code changes too, run twice."""
+the commit's tests, run twice; then with its code changes too, run twice.
+
+The check is two halves: ``gather`` reads from git everything the check needs (a
+``Bundle``: plain bytes), ``judge`` runs the tests on it with no repository at hand, so
+the second half can run on another machine (``mine --ray``)."""
 
 from __future__ import annotations
 
@@ -37,34 +41,51 @@ class Checked:
     applies: bool = True
 
 
-def export(root: Path, commit: str, dest: Path) -> None:
-    """The tree of ``commit`` into ``dest`` (nothing in the workspace changes)."""
-    data = subprocess.run(
-        ["git", "-C", str(root), "archive", "--format=tar", commit],
-        capture_output=True,
-        timeout=GIT_SECONDS,
-        check=True,
+def _read(root: Path, *args: str) -> bytes:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, timeout=GIT_SECONDS, check=True
     ).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
 
 
-def write_at(root: Path, commit: str, paths: tuple[str, ...], dest: Path) -> None:
-    """Each of ``paths`` as it is at ``commit`` (removed where the commit deleted it)."""
+def files_at(root: Path, commit: str, paths: tuple[str, ...]) -> dict[str, bytes | None]:
+    """Each of ``paths`` as it is at ``commit`` (None where the commit has no such file)."""
     present = set(git(root, "ls-tree", "-r", "--name-only", commit, "--", *paths).splitlines())
-    for rel in paths:
+    show = lambda rel: _read(root, "show", f"{commit}:{rel}")  # noqa: E731
+    return {rel: show(rel) if rel in present else None for rel in paths}
+
+
+def write_files(files: dict[str, bytes | None], dest: Path) -> None:
+    """Write (or, for None, remove) each file under ``dest``."""
+    for rel, blob in files.items():
         target = dest / rel
-        if rel not in present:
+        if blob is None:
             target.unlink(missing_ok=True)
             continue
-        blob = subprocess.run(
-            ["git", "-C", str(root), "show", f"{commit}:{rel}"],
-            capture_output=True,
-            timeout=GIT_SECONDS,
-            check=True,
-        ).stdout
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(blob)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """What checking a commit needs from git, read where the repository is: the parent's
+    tree as a tar, the commit's tests and code files, and its code change as a diff."""
+
+    cand: Candidate
+    tree: bytes
+    tests: dict[str, bytes | None]
+    code: dict[str, bytes | None]
+    solution: str
+
+
+def gather(root: Path, cand: Candidate) -> Bundle:
+    """Read-only git commands on ``root`` (nothing in the workspace changes)."""
+    return Bundle(
+        cand,
+        _read(root, "archive", "--format=tar", cand.parent),
+        files_at(root, cand.commit, cand.tests),
+        files_at(root, cand.commit, cand.code),
+        git(root, "diff", "--no-renames", cand.parent, cand.commit, "--", *cand.code),
+    )
 
 
 def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
@@ -109,9 +130,16 @@ def _ids(run: TestRun, box: Path) -> list[str]:
 
 async def check(root: Path, cand: Candidate, work: Path) -> Checked:
     """Fails before, passes after, twice each; the task's files are left in the box."""
+    return await judge(gather(root, cand), work)
+
+
+async def judge(bundle: Bundle, work: Path) -> Checked:
+    """``check``'s test half, from a bundle alone: no repository needed."""
+    cand = bundle.cand
     box = Path(tempfile.mkdtemp(prefix=f"{cand.short}-", dir=work))
-    export(root, cand.parent, box)
-    write_at(root, cand.commit, cand.tests, box)
+    with tarfile.open(fileobj=io.BytesIO(bundle.tree)) as tar:
+        tar.extractall(box, filter="data")
+    write_files(bundle.tests, box)
     selected = [t for t in cand.tests if (box / t).exists() and Path(t).name != "conftest.py"]
     if not selected:
         return Checked(box, skip="no test file left to run")
@@ -122,14 +150,13 @@ async def check(root: Path, cand: Candidate, work: Path) -> Checked:
     failing = _ids(before[0], box) or selected
     after_box = Path(tempfile.mkdtemp(prefix=f"{cand.short}-after-", dir=work))
     shutil.copytree(box, after_box, dirs_exist_ok=True)
-    solution = git(root, "diff", "--no-renames", cand.parent, cand.commit, "--", *cand.code)
-    applies = bool(apply_output_to_disk(after_box, solution).written)
+    applies = bool(apply_output_to_disk(after_box, bundle.solution).written)
     if not applies:  # a diff our edits cannot read (a binary file, a rename): C's files
-        write_at(root, cand.commit, cand.code, after_box)
+        write_files(bundle.code, after_box)
     after = await _twice(after_box, failing)
     shutil.rmtree(after_box, ignore_errors=True)
     if not (after[0].passed and after[1].passed):
         flaky = after[0].passed != after[1].passed
         why = "flaky: two runs after the fix disagree" if flaky else "the fix does not pass them"
         return Checked(box, skip=why)
-    return Checked(box, failing, solution, applies=applies)
+    return Checked(box, failing, bundle.solution, applies=applies)

@@ -1,10 +1,13 @@
 """Mining a real git history built here: a bug fix with the test that proves it, a
 refactor with no test, a flaky test, a test that needs a missing package and a merge.
 Exactly the bug fix becomes a task; the others are skipped with their reasons; the
-workspace and its git state are byte-identical after; a mined task never shows the fix."""
+workspace and its git state are byte-identical after; a mined task never shows the fix.
+With ``--merges`` the merge is mined too, named by its pull request's title; with
+``--ray`` the same rows and task files come back from Ray workers."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -71,7 +74,7 @@ def history(root: Path, counter: Path) -> dict[str, str]:
     commit(repo, {"side.py": "def s():\n    return 1\n", "test_side.py": "from side import s\n"
            "\n\ndef test_s():\n    assert s() == 1\n"}, "Side work")  # fmt: skip
     repo.git.checkout("main")
-    repo.git.merge("side", "--no-ff", "-m", "Merge side")
+    repo.git.merge("side", "--no-ff", "-m", "Merge pull request #7 from dev/side", "-m", "Add s()")
     shas["merge"] = repo.head.commit.hexsha
     return shas
 
@@ -149,3 +152,47 @@ def test_a_mined_task_never_shows_the_fix(
         assert any("def test_mul" in s.prompt() for s in standin.seen)
     finally:
         standin.stop()
+
+
+def _rows(suite: Path) -> list[tuple[str, str, str]]:
+    rows = [json.loads(line) for line in (suite / "mined.jsonl").read_text().splitlines()]
+    return sorted((r["commit"], r["task"], r["reason"]) for r in rows)
+
+
+def _files(suite: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(suite)): p.read_bytes()
+        for p in sorted(suite.rglob("*"))
+        if p.is_file() and p.name != "mined.jsonl"
+    }
+
+
+def test_merges_are_mined_against_their_first_parent_when_asked(
+    mined: tuple[Path, Path, dict[str, str], str], tmp_path: Path
+) -> None:
+    root, out, shas, _ = mined
+    done = cli("mine", str(root), "--out", str(tmp_path / "merges"), "--merges", timeout=600)
+    assert done.returncode == 0, done.stderr
+    tasks = sorted(p.name for p in (tmp_path / "merges").iterdir() if p.is_dir())
+    assert tasks == sorted(
+        [f"{shas['merge'][:10]}-add-s", f"{shas['fix'][:10]}-fix-mul-multiplying"]
+    )
+    spec = tomllib.loads((tmp_path / "merges" / tasks[0] / "task.toml").read_text())
+    assert spec["instruction"] == "Add s()" and spec["mined"]["files"] == ["side.py"]
+    assert "a merge" not in done.stdout
+    # Without --merges, the same merge is skipped as one (the fixture's run).
+    assert tuple(r[2] for r in _rows(out) if r[0] == shas["merge"]) == ("a merge",)
+
+
+def test_ray_gives_the_rows_and_tasks_a_local_run_gives(
+    mined: tuple[Path, Path, dict[str, str], str], tmp_path: Path
+) -> None:
+    pytest.importorskip("ray")
+    root, out, _, _ = mined
+    on_ray = tmp_path / "on-ray"
+    done = cli("mine", str(root), "--out", str(on_ray), "--ray", "local", "--jobs", "2",
+               timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "on Ray: 1 node(s), 2 CPUs" in done.stdout
+    assert _rows(on_ray) == _rows(out) and sum(1 for r in _rows(out) if r[1]) == 1
+    assert _files(on_ray) == _files(out)
