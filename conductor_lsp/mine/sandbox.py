@@ -26,6 +26,7 @@ from .history import GIT_SECONDS, Candidate, git
 TEST_SECONDS = 120.0
 PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+_ERROR = re.compile(r"^(?:E\s+)?(?:[\w.]+\.)?(\w+(?:Error|Exception))\b", re.M)
 
 
 @dataclass
@@ -156,7 +157,16 @@ async def judge(bundle: Bundle, work: Path) -> Checked:
     after = await _twice(after_box, failing)
     shutil.rmtree(after_box, ignore_errors=True)
     if not (after[0].passed and after[1].passed):
-        flaky = after[0].passed != after[1].passed
-        why = "flaky: two runs after the fix disagree" if flaky else "the fix does not pass them"
-        return Checked(box, skip=why)
+        return Checked(box, skip=_after_problem(after))
     return Checked(box, failing, bundle.solution, applies=applies)
+
+
+def _after_problem(runs: tuple[TestRun, TestRun]) -> str:
+    """Why the fix is no answer here: its tests fail, or they do not even run (an old
+    conftest today's pytest rejects, syntax this Python lacks), named by the error."""
+    if runs[0].passed != runs[1].passed:
+        return "flaky: two runs after the fix disagree"
+    if runs[0].exit_code == 1 and runs[0].failing_ids():
+        return "the fix does not pass them"
+    errors = _ERROR.findall(runs[0].output)
+    return f"the tests do not run with the fix ({errors[-1] if errors else 'no test ran'})"

@@ -196,3 +196,15 @@ def test_ray_gives_the_rows_and_tasks_a_local_run_gives(
     assert "on Ray: 1 node(s), 2 CPUs" in done.stdout
     assert _rows(on_ray) == _rows(out) and sum(1 for r in _rows(out) if r[1]) == 1
     assert _files(on_ray) == _files(out)
+
+
+def test_a_fix_whose_tests_cannot_run_is_named_by_its_error(tmp_path: Path) -> None:
+    repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
+    commit(repo, {"calc.py": CALC, "test_calc.py": "def test_nothing():\n    pass\n"}, "Start")
+    broken = CALC.replace("    return a + b\n", "    return a * (b\n", 1)  # a fix that cannot parse
+    commit(repo, {"calc.py": broken, "test_calc.py": "from calc import mul\n\n\ndef test_mul():"
+           "\n    assert mul(2, 3) == 6\n"}, "Fix mul, badly")  # fmt: skip
+    done = cli("mine", str(tmp_path / "repo"), "--out", str(tmp_path / "suite"), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "skipped 1: the tests do not run with the fix (SyntaxError)" in done.stdout
+    assert "0 task(s)" in done.stdout
