@@ -67,6 +67,8 @@ def add_learn_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argpar
     )
     p.add_argument("--budget-usd", type=float, default=1.0, help="most $ for the runs")
     p.add_argument("--seconds", type=float, default=3600.0, help="most seconds for the runs")
+    p.add_argument("--max", type=int, default=0, help="mine at most N tasks (default: all)")
+    p.add_argument("--merges", action="store_true", help="mine merges too (see mine --help)")
     return p
 
 
@@ -77,7 +79,15 @@ def run_learn(root: Path, args: argparse.Namespace, console: Console) -> int:
     say = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
     config = load_config(root, args.config)
     done = asyncio.run(
-        learn(root, config, budget_usd=args.budget_usd, seconds=args.seconds, on_line=say)
+        learn(
+            root,
+            config,
+            budget_usd=args.budget_usd,
+            seconds=args.seconds,
+            max_tasks=args.max,
+            merges=args.merges,
+            on_line=say,
+        )
     )
     say(f"{done.ran} task(s) run this time of {done.tasks} mined; ${done.spent:.4f} spent")
     if done.stopped:

@@ -76,10 +76,12 @@ async def learn(
     *,
     budget_usd: float,
     seconds: float,
+    max_tasks: int = 0,
+    merges: bool = False,
     on_line: Callable[[str], None] = lambda line: None,
 ) -> Learned:
     work = work_dir(root)
-    mined = await mine(root, work / "suite", on_line=on_line)
+    mined = await mine(root, work / "suite", max_tasks=max_tasks, merges=merges, on_line=on_line)
     for line in mined.lines():
         on_line(line)
     if not mined.tasks:

@@ -63,6 +63,8 @@ async def test_every_task_fails_before_and_passes_with_its_known_fix(tmp_path: P
             )
 
     every = [*TASKS, *FAR, *NAMED, *REACH]
+    names = [t.name for t in every]  # one folder each under tmp_path: a shared name clashes
+    assert sorted({n for n in names if names.count(n) > 1}) == []
     problems = [p for p in await asyncio.gather(*(check(t) for t in every)) if p]
     assert problems == []
     assert len(FAR) == len(NAMED) == len(REACH) == 5
