@@ -46,6 +46,9 @@ class FileContext:
     selection: tuple[int, int] | None = None
     #: False for files shown only as context (the tests a fix job must make pass).
     editable: bool = True
+    #: ``text`` is part of the file, its gaps marked (a worker's window is too small for
+    #: the whole: ``runtime.window``); such a file is changed by SEARCH/REPLACE only.
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ class Task:
                 header += f" (selected lines {f.selection[0]}-{f.selection[1]})"
             if not f.editable:
                 header += " (read only)"
+            if f.partial:
+                header += " (shown in part: the lines marked '# ... not shown' are hidden)"
             parts.append(f"{header}\n```\n{text.rstrip()}\n```")
         if self.diagnostics:
             parts.append("## Diagnostics\n" + "\n".join(f"- {d}" for d in self.diagnostics))

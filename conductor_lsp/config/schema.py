@@ -69,6 +69,10 @@ class WorkerConfig(EndpointConfig):
     """How well it codes, relative to the others (higher is stronger); orders equal prices."""
     max_tokens: int = 4096
     """Most tokens one answer may have."""
+    context: int = 0
+    """Tokens the model's window holds, prompt and answer together (0: unknown, prompts
+    sent whole). Files too big for it are shown in part: the lines the failures point at
+    and the definitions the task names."""
     temperature: float = -1.0
     """Sampling temperature; negative leaves the provider's default."""
     concurrency: int = 4

@@ -20,7 +20,7 @@ from ..edits.workspace import apply_output_to_disk
 from ..task import Task
 from ..testrun import TestRun, run_tests
 from .candidates import Candidate, State, Verdict
-from .guard import test_guard
+from .guard import both, partial_guard, test_guard
 from .sandbox import Workbench
 
 
@@ -71,7 +71,8 @@ class Verifier:
         self._judged[key] = (cand.verdict, cand.state)
 
     async def _judge_in(self, path: Path, cand: Candidate, base: State, task: Task) -> None:
-        guard = None if self.allow_test_edits else test_guard(base.run)
+        tests = None if self.allow_test_edits else test_guard(base.run)
+        guard = both(tests, partial_guard(cand.step.partial))
         disk = await asyncio.to_thread(
             apply_output_to_disk,
             path,

@@ -25,6 +25,7 @@ from .events import EventSink, JobDone, PlanReady, StepFinished, StepStarted, ig
 from .requests import build_request, repeats
 from .results import JobOutcome, JobResult, StepResult
 from .trace import Trace
+from .window import fit_task, window_chars
 
 
 def plan_record(plan: Plan) -> dict[str, object]:
@@ -196,9 +197,7 @@ class Engine:
             if res.skipped:
                 self._emit_finished(res)
                 return
-            request = build_request(
-                task, plan, i, results, self.sample_temperature if sample else None
-            )
+            request = self._request(task, plan, i, results, sample)
             self.on_event(StepStarted(i, step))
             self.trace.write(
                 "request",
@@ -212,6 +211,21 @@ class Engine:
             done(res)
         finally:
             finished[i].set()
+
+    def _request(
+        self, task: Task, plan: Plan, i: int, results: list[StepResult], sample: bool
+    ) -> WorkerRequest:
+        """The step's request, its task fitted to the worker's window when it has one."""
+        temperature = self.sample_temperature if sample else None
+        request = build_request(task, plan, i, results, temperature)
+        worker = self.pool[plan.steps[i].worker].config
+        whole = len(request.system) + sum(len(p.text) for p in request.parts)
+        limit = window_chars(worker.context, worker.max_tokens, whole - len(task.render()))
+        fitted = fit_task(task, limit)
+        if fitted is task:
+            return request
+        results[i].partial = tuple(f.path for f in fitted.files if f.partial)
+        return build_request(fitted, plan, i, results, temperature)
 
     async def _call(
         self,

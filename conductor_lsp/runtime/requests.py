@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..edits.format import edit_instructions
+from ..edits.format import WHOLE_FILE_LINES, edit_instructions
 from ..plan import Plan, Step
 from ..protocols import Part, WorkerRequest
 from ..task import Task
@@ -28,6 +28,8 @@ def system_prompt(task: Task) -> str:
     editable = [f for f in task.files if f.editable]
     path = editable[0].path if editable else "the file's path"
     longest = max((f.text.count("\n") for f in editable), default=0)
+    if any(f.partial for f in editable):  # a whole file cannot be written from a part
+        longest = max(longest, WHOLE_FILE_LINES + 1)
     some_read_only = len(editable) < len(task.files)
     read_only = ", and do not change files marked read only" if some_read_only else ""
     return SYSTEM.format(how=edit_instructions(path, longest), read_only=read_only)

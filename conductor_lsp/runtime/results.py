@@ -36,6 +36,8 @@ class StepResult:
     answered: bool = False
     #: Why generation was stopped early ('' when it was not; see ``WorkerResponse.cut``).
     cut: str = ""
+    #: Files this worker was shown only in part (its window is too small for them whole).
+    partial: tuple[str, ...] = ()
 
     @property
     def looped(self) -> bool:

@@ -1,0 +1,160 @@
+"""Fitting a task to a worker's context window (``[workers.X] context``).
+
+Real repositories have files bigger than a small local model's window: sent whole, the
+request is refused ("maximum context length is 8192 tokens") and the worker is never
+asked. Such a file is shown in part instead: its imports, the definitions holding the
+lines the failures point at, then the definitions the failures and the task name,
+biggest files first, until the prompt fits; every gap is one marked line naming what it
+hides. Lines shown are the file's own, so SEARCH/REPLACE blocks still match, and a file
+shown in part is answered with blocks only (``requests.system_prompt``); the fix loop
+refuses an answer that drops definitions the worker was not shown (``fix.guard``)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from collections.abc import Iterable
+
+from ..task import Task
+
+#: A conservative guess of characters per token for code and prose (tokenizers give 3.5-4).
+CHARS_PER_TOKEN = 3.0
+#: Lines of a file's head (imports, constants) kept when it is shown in part.
+HEAD_LINES = 30
+#: Lines either side of a pointed-at line outside any definition.
+AROUND = 12
+_LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
+_WORD = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+def window_chars(context: int, max_tokens: int, other_chars: int) -> int:
+    """Characters the task itself may take in a request to a worker whose window is
+    ``context`` tokens (0: no limit), after the answer and the request's other parts."""
+    if context <= 0:
+        return 0
+    return max(int((context - max_tokens - 64) * CHARS_PER_TOKEN) - other_chars, 1)
+
+
+def fit_task(task: Task, limit: int) -> Task:
+    """``task`` with its files shown in part until it renders in ``limit`` characters
+    (0, or a task that fits: unchanged). The files share what the rest leaves: a file
+    under its share is shown whole and leaves the remainder to the bigger ones."""
+    whole = len(task.render())
+    if limit <= 0 or whole <= limit:
+        return task
+    said = "\n".join([task.instruction, task.test_failures, task.previous])
+    points = _points(said)
+    names = list(dict.fromkeys(_WORD.findall(said)))
+    files = list(task.files)
+    left = limit - (whole - sum(len(f.text) for f in files))
+    order = sorted(range(len(files)), key=lambda k: len(files[k].text))
+    for n, i in enumerate(order):
+        f, share = files[i], max(left // (len(order) - n), 0)
+        if len(f.text) > share:
+            shown = excerpt(f.text, points.get(f.path, []), names, share)
+            files[i] = dataclasses.replace(f, text=shown, partial=True) if shown else f
+        left -= len(files[i].text)
+    return dataclasses.replace(task, files=tuple(files))
+
+
+def _points(text: str) -> dict[str, list[int]]:
+    """Lines the test output points at, per file (``file.py:12`` and ``File "file.py", line
+    12``), in the order they appear."""
+    out: dict[str, list[int]] = {}
+    for path, line in _LOCATION.findall(text):
+        out.setdefault(path.removeprefix("./"), []).append(int(line))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Def:
+    name: str
+    start: int  # 1-based, decorators included
+    end: int
+    parents: tuple[int, ...]  # the enclosing definitions' header lines
+
+
+def definitions(text: str) -> list[_Def]:
+    """Every function and class, nested ones too (none when the text does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[_Def] = []
+
+    def walk(node: ast.AST, parents: tuple[int, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                start = min([d.lineno for d in child.decorator_list] + [child.lineno])
+                out.append(_Def(child.name, start, child.end_lineno or start, parents))
+                walk(child, (*parents, child.lineno))
+            else:
+                walk(child, parents)
+
+    walk(tree, ())
+    return out
+
+
+def _wanted(
+    text: str, points: list[int], names: list[str]
+) -> Iterable[tuple[int, int, tuple[int, int] | None]]:
+    """Line spans in the order they matter, each with a smaller one to take when it does
+    not fit: the head, each pointed-at line's innermost definition (else the lines around
+    it), then each named definition."""
+    defs = definitions(text)
+    first = min((d.start for d in defs), default=HEAD_LINES + 1)
+    yield 1, min(first - 1, HEAD_LINES), None
+    for line in points:
+        around = (max(line - AROUND, 1), line + AROUND)
+        inner = [d for d in defs if d.start <= line <= d.end]
+        if not inner:
+            yield *around, None
+            continue
+        d = max(inner, key=lambda d: d.start)
+        yield from ((p, p, None) for p in d.parents)
+        yield d.start, d.end, around
+    by_name: dict[str, list[_Def]] = {}
+    for d in defs:
+        by_name.setdefault(d.name, []).append(d)
+    for name in names:
+        for d in by_name.get(name, []):
+            yield from ((p, p, None) for p in d.parents)
+            yield d.start, d.end, None
+
+
+def excerpt(text: str, points: list[int], names: list[str], budget: int) -> str | None:
+    """The file's most relevant lines in about ``budget`` characters, each gap marked;
+    None when nothing smaller than the whole file can be shown."""
+    lines = text.splitlines()
+    keep: set[int] = set()
+    used = 0
+    for a, b, smaller in _wanted(text, points, names):
+        for lo, hi in (a, b), *([smaller] if smaller else []):
+            span = [n for n in range(max(lo, 1), min(hi, len(lines)) + 1) if n not in keep]
+            cost = sum(len(lines[n - 1]) + 1 for n in span) + 80
+            if used + cost <= budget or not keep:
+                keep.update(span)
+                used += cost
+                break
+    if len(keep) >= len(lines):
+        return None
+    return _render(lines, keep, definitions(text))
+
+
+def _render(lines: list[str], keep: set[int], defs: list[_Def]) -> str:
+    out: list[str] = []
+    n = 1
+    while n <= len(lines):
+        if n in keep:
+            out.append(lines[n - 1])
+            n += 1
+            continue
+        end = n
+        while end + 1 <= len(lines) and end + 1 not in keep:
+            end += 1
+        hidden = [d.name for d in defs if n <= d.start <= end]
+        what = f": {', '.join(hidden[:8])}{', ...' if len(hidden) > 8 else ''}" if hidden else ""
+        out.append(f"# ... lines {n}-{end} not shown{what}")
+        n = end + 1
+    return "\n".join(out) + "\n"
