@@ -4,6 +4,7 @@ worker; shares a loaded file with the ``llama-cpp`` conductor."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from ..answers import AnswerWatch
@@ -26,10 +27,11 @@ class LlamaCppWorker(InProcessWorker):
         if not config.model:
             raise ConfigError(f"workers.{name}.model must name a GGUF file")
         self.name = name
-        self.config = config
         self.options = build(
             LlamaEngineOptions, config.options, f"workers.{name}", "provider llama-cpp"
         )
+        # The window is the one this process gives the model, unless the user says less.
+        self.config = replace(config, context=config.context or self.options.n_ctx)
         self.decoder = Decoder()
 
     @classmethod
