@@ -56,7 +56,8 @@ async def main_async(args: argparse.Namespace) -> None:
     fit = older[-args.fit :] if args.fit else older
     print(f"{len(older)} older task(s) ({len(fit)} fitted on), {len(newest)} held out")
     own = await fit_on(fit, base, out / "own-fit", args.resume)
-    bench = await fit_on(load_suite(Path(args.bench_suite)), base, out / "bench-fit", args.resume)
+    elsewhere = load_suite(Path(args.bench_suite))[:: args.bench_every]
+    bench = await fit_on(elsewhere, base, out / "bench-fit", args.resume)
     strategies = {
         **parse_strategies("static,search", base.workers),
         "own policy": led(own, args.prefer),
@@ -83,6 +84,7 @@ def main() -> None:
     ap.add_argument("--config", required=True, help="the priced pool")
     ap.add_argument("--bench-suite", default=str(REPO / "bench" / "tasks"))
     ap.add_argument("--fit", type=int, default=0, help="fit on the newest N older tasks")
+    ap.add_argument("--bench-every", type=int, default=1, help="every Kth task of --bench-suite")
     ap.add_argument("--prefer", default="", help="[fix] prefer for the policies' runs")
     ap.add_argument("--resume", action="store_true", help="keep the rows already in --out")
     ap.add_argument("--out", default="/tmp/mined-policy")

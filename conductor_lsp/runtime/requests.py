@@ -4,11 +4,12 @@ its subtask, stable parts first so provider prompt caches hit."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 from ..edits.format import WHOLE_FILE_LINES, edit_instructions
 from ..plan import Plan, Step
 from ..protocols import Part, WorkerRequest
-from ..task import Task
+from ..task import FileContext, Task
 from .results import StepResult
 
 SYSTEM = (
@@ -26,13 +27,27 @@ ROLE_HINT = {
 def system_prompt(task: Task) -> str:
     """The workers' instructions, with the edit format suited to the files under repair."""
     editable = [f for f in task.files if f.editable]
-    path = editable[0].path if editable else "the file's path"
+    path = example_path(task) or "the file's path"
     longest = max((f.text.count("\n") for f in editable), default=0)
     if any(f.partial for f in editable):  # a whole file cannot be written from a part
         longest = max(longest, WHOLE_FILE_LINES + 1)
     some_read_only = len(editable) < len(task.files)
     read_only = ", and do not change files marked read only" if some_read_only else ""
     return SYSTEM.format(how=edit_instructions(path, longest), read_only=read_only)
+
+
+def example_path(task: Task) -> str:
+    """The file the edit format's example names. Small models copy it literally, so it is
+    the file under repair the task and its failures name (``stats.py`` for
+    ``test_stats.py``), else the biggest one; a package's ``__init__.py`` comes last."""
+    editable = [f for f in task.files if f.editable]
+    said = f"{task.instruction}\n{task.test_failures}"
+
+    def rank(f: FileContext) -> tuple[bool, bool, int]:
+        stem = PurePosixPath(f.path).stem
+        return (stem == "__init__", stem not in said, -len(f.text))
+
+    return min(editable, key=rank).path if editable else ""
 
 
 def repeats(plan: Plan, asked: Sequence[Step] = ()) -> frozenset[int]:

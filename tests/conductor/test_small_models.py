@@ -50,6 +50,21 @@ def test_worker_prompt_shows_a_real_path_never_a_placeholder() -> None:
     assert "big.py\n<<<<<<< SEARCH" in system_prompt(big)  # big files: blocks, not whole
 
 
+def test_the_example_path_is_the_file_the_failures_name_not_the_package_init() -> None:
+    """A mined boltons task showed ``boltons/__init__.py`` (the tests import the package)
+    first: the 1.5B wrote its change for that file, the example's path, three times."""
+    failures = "- tests/test_statsutils.py::test_mode at tests/test_statsutils.py:40: ..."
+    files = (
+        FileContext("boltons/__init__.py", "__version__ = '1'\n"),
+        FileContext("boltons/iterutils.py", "def chunked(x): ...\n" * 50),
+        FileContext("boltons/statsutils.py", "def mean(x): ...\n" * 10),
+    )
+    task = Task("Add mode() to Stats", files=files, test_failures=failures)
+    assert "boltons/statsutils.py\n```" in system_prompt(task)
+    unnamed = Task("Add it", files=files[:2])
+    assert "boltons/iterutils.py\n```" in system_prompt(unnamed)  # the biggest, not __init__
+
+
 def test_a_copied_placeholder_path_lands_on_the_only_file_under_repair() -> None:
     text = answer("placeholder_path.txt")  # 1.5B, old prompt: "path/to/file.py" + a block
     assert text.startswith("path/to/file.py\n<<<<<<< SEARCH")
