@@ -177,7 +177,8 @@ def test_merges_are_mined_against_their_first_parent_when_asked(
     assert tasks == sorted(
         [f"{shas['merge'][:10]}-add-s", f"{shas['fix'][:10]}-fix-mul-multiplying"]
     )
-    spec = tomllib.loads((tmp_path / "merges" / tasks[0] / "task.toml").read_text())
+    merge = f"{shas['merge'][:10]}-add-s"
+    spec = tomllib.loads((tmp_path / "merges" / merge / "task.toml").read_text())
     assert spec["instruction"] == "Add s()" and spec["mined"]["files"] == ["side.py"]
     assert "a merge" not in done.stdout
     # Without --merges, the same merge is skipped as one (the fixture's run).
