@@ -12,15 +12,16 @@ from pathlib import Path, PurePosixPath
 GIT_SECONDS = 60
 
 
-def git(root: Path, *args: str, binary: bool = False) -> str:
-    """A read-only git command in ``root``; its stdout."""
-    out = subprocess.run(
-        ["git", "-C", str(root), *args],
-        capture_output=True,
-        timeout=GIT_SECONDS,
-        check=True,
+def git_bytes(root: Path, *args: str) -> bytes:
+    """A read-only git command in ``root``; its stdout as it is (trees, blobs)."""
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, timeout=GIT_SECONDS, check=True
     ).stdout
-    return out.decode("utf-8", "replace") if not binary else out.decode("latin-1")
+
+
+def git(root: Path, *args: str) -> str:
+    """A read-only git command in ``root``; its stdout as text."""
+    return git_bytes(root, *args).decode("utf-8", "replace")
 
 
 def is_test_path(path: str) -> bool:

@@ -12,7 +12,6 @@ import io
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from ..edits.workspace import apply_output_to_disk
 from ..testrun import TestRun, run_tests
-from .history import GIT_SECONDS, Candidate, git
+from .history import Candidate, git, git_bytes
 
 TEST_SECONDS = 120.0
 PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
@@ -42,16 +41,10 @@ class Checked:
     applies: bool = True
 
 
-def _read(root: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, timeout=GIT_SECONDS, check=True
-    ).stdout
-
-
 def files_at(root: Path, commit: str, paths: tuple[str, ...]) -> dict[str, bytes | None]:
     """Each of ``paths`` as it is at ``commit`` (None where the commit has no such file)."""
     present = set(git(root, "ls-tree", "-r", "--name-only", commit, "--", *paths).splitlines())
-    show = lambda rel: _read(root, "show", f"{commit}:{rel}")  # noqa: E731
+    show = lambda rel: git_bytes(root, "show", f"{commit}:{rel}")  # noqa: E731
     return {rel: show(rel) if rel in present else None for rel in paths}
 
 
@@ -82,7 +75,7 @@ def gather(root: Path, cand: Candidate) -> Bundle:
     """Read-only git commands on ``root`` (nothing in the workspace changes)."""
     return Bundle(
         cand,
-        _read(root, "archive", "--format=tar", cand.parent),
+        git_bytes(root, "archive", "--format=tar", cand.parent),
         files_at(root, cand.commit, cand.tests),
         files_at(root, cand.commit, cand.code),
         git(root, "diff", "--no-renames", cand.parent, cand.commit, "--", *cand.code),
@@ -129,13 +122,9 @@ def _ids(run: TestRun, box: Path) -> list[str]:
     return ids
 
 
-async def check(root: Path, cand: Candidate, work: Path) -> Checked:
-    """Fails before, passes after, twice each; the task's files are left in the box."""
-    return await judge(gather(root, cand), work)
-
-
 async def judge(bundle: Bundle, work: Path) -> Checked:
-    """``check``'s test half, from a bundle alone: no repository needed."""
+    """Fails before, passes after, twice each, from the bundle alone (no repository
+    needed); the task's files are left in the box."""
     cand = bundle.cand
     box = Path(tempfile.mkdtemp(prefix=f"{cand.short}-", dir=work))
     with tarfile.open(fileobj=io.BytesIO(bundle.tree)) as tar:

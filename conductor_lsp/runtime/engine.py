@@ -219,6 +219,8 @@ class Engine:
         temperature = self.sample_temperature if sample else None
         request = build_request(task, plan, i, results, temperature)
         worker = self.pool[plan.steps[i].worker].config
+        if not worker.context:
+            return request
         whole = len(request.system) + sum(len(p.text) for p in request.parts)
         limit = window_chars(worker.context, worker.max_tokens, whole - len(task.render()))
         fitted = fit_task(task, limit)

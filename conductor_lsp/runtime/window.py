@@ -97,12 +97,11 @@ def definitions(text: str) -> list[_Def]:
 
 
 def _wanted(
-    text: str, points: list[int], names: list[str]
+    defs: list[_Def], points: list[int], names: list[str]
 ) -> Iterable[tuple[int, int, tuple[int, int] | None]]:
     """Line spans in the order they matter, each with a smaller one to take when it does
     not fit: the head, each pointed-at line's innermost definition (else the lines around
     it), then each named definition."""
-    defs = definitions(text)
     first = min((d.start for d in defs), default=HEAD_LINES + 1)
     yield 1, min(first - 1, HEAD_LINES), None
     for line in points:
@@ -126,10 +125,10 @@ def _wanted(
 def excerpt(text: str, points: list[int], names: list[str], budget: int) -> str | None:
     """The file's most relevant lines in about ``budget`` characters, each gap marked;
     None when nothing smaller than the whole file can be shown."""
-    lines = text.splitlines()
+    lines, defs = text.splitlines(), definitions(text)
     keep: set[int] = set()
     used = 0
-    for a, b, smaller in _wanted(text, points, names):
+    for a, b, smaller in _wanted(defs, points, names):
         for lo, hi in (a, b), *([smaller] if smaller else []):
             span = [n for n in range(max(lo, 1), min(hi, len(lines)) + 1) if n not in keep]
             cost = sum(len(lines[n - 1]) + 1 for n in span) + 80
@@ -139,7 +138,7 @@ def excerpt(text: str, points: list[int], names: list[str], budget: int) -> str 
                 break
     if len(keep) >= len(lines):
         return None
-    return _render(lines, keep, definitions(text))
+    return _render(lines, keep, defs)
 
 
 def _render(lines: list[str], keep: set[int], defs: list[_Def]) -> str:
