@@ -8,11 +8,11 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ..conductor.static import RETRY, strongest
+from ..conductor.static import DIRECT, RETRY, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
 from .features import Action
-from .predict import Policy, index
+from .predict import HOPELESS, Policy, index
 
 
 def round_plan(
@@ -25,12 +25,13 @@ def round_plan(
     budget: float = math.inf,
 ) -> Plan:
     """A round's plan: the chosen leaves; in a later round the strongest worker's retry
-    first (escalation), then the policy's best other pick."""
+    first (escalation), then the policy's best other pick. When nothing is worth a call
+    the first round is static's own (which the floor lane already runs: no extra lane)."""
     if later:
         strong = strongest(pool)
         steps = [Step(strong.name, RETRY, (), "debugging")]
         for a, p, _ in policy.rank(brief, pool):
-            if a.worker != strong.name and len(steps) < max_steps and p >= 0.05:
+            if a.worker != strong.name and len(steps) < max_steps and p >= HOPELESS:
                 steps.append(Step(a.worker, RETRY, (), "debugging"))
                 break
     else:
@@ -38,6 +39,8 @@ def round_plan(
         for a, _, _ in policy.choose(brief, pool, max_steps, budget):
             text = policy.wordings[a.wording]
             steps.append(Step(a.worker, text, (), infer_role(text)))
+        if not steps:
+            steps = [Step(strongest(pool).name, DIRECT, (), "generation")]
     notes = tuple(figures(policy, brief, pool).splitlines())
     return Plan(steps=tuple(steps), source="policy", notes=notes)
 

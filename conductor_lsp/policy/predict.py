@@ -50,6 +50,9 @@ WORDINGS = {"direct": DIRECT, "cause": CAUSE}
 TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
 ANSWER_TOKENS = 600
+#: Below this chance an action is not worth a call: a policy that has seen nothing like
+#: the task turn green picks nothing rather than its least hopeless action.
+HOPELESS = 0.05
 
 
 def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 4096) -> None:
@@ -181,16 +184,17 @@ class Policy:
         prompt_tokens: int = 2000,
     ) -> list[tuple[Action, float, float]]:
         """The cheapest set of actions whose chance of at least one green answer reaches
-        ``target`` (else the likeliest set the budget allows), most likely first.
+        ``target`` (else the likeliest set the budget allows), most likely first; none
+        when no action reaches ``HOPELESS``.
 
         Cheapest by $, then (free local models) by the seconds their answers took. Sets are
         enumerated, not grown greedily: a cheap worker that is unsure of a task is left
         out when a stronger one alone reaches the target.
         """
         affordable = [r for r in self.rank(brief, pool, prompt_tokens) if r[2] <= budget]
-        ranked = [r for r in affordable if r[1] >= 0.05][:12]  # most likely first
+        ranked = [r for r in affordable if r[1] >= HOPELESS][:12]  # most likely first
         if not ranked:
-            return affordable[:1]
+            return []
         best: tuple[tuple[bool, float, float, float], tuple[int, ...]] | None = None
         for size in range(1, min(max_steps, len(ranked)) + 1):
             for combo in itertools.combinations(range(len(ranked)), size):

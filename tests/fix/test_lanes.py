@@ -173,3 +173,40 @@ def test_the_bill_is_shown_beside_what_the_strongest_alone_would_cost(
     assert outcome is not None and outcome.alone == pytest.approx(report.alone)  # type: ignore[attr-defined]
     static = fix(workspace(tmp_path / "static" / "one", standin.url, "static", 2))
     assert static.cost > 0 and static.alone == pytest.approx(static.cost)  # type: ignore[attr-defined]
+
+
+def test_a_policy_that_never_saw_green_adds_no_lane(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fitted on verdicts that are all red, the policy finds no action worth a call: the
+    job asks exactly what static asks and pays static's bill, round after round (before,
+    it added its least hopeless pick as a lane on every task)."""
+    from helpers import FAIL, policy_pool
+
+    from conductor_lsp import FileContext, Task
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = respond
+    examples = []
+    for n in range(10):
+        pool = policy_pool(f"c{n}", f"d{n}", 0.15 + n / 100)
+        files = (FileContext(f"m{n}.py", "def f():\n    return 1\n"),)
+        brief = Task(f"f{n}() is wrong", files, test_failures=FAIL.format(msg="x")).brief()
+        for name, bill in ((f"c{n}", 0.0001), (f"d{n}", 0.01)):
+            for wording in ("direct", "cause"):
+                examples.append(Example(brief, pool, Action(name, wording), False, bill))
+    hopeless = Policy()
+    fit(hopeless, examples)
+    asked, bills = {}, {}
+    for strategy in ("static", "policy"):
+        standin.seen.clear()
+        root = workspace(tmp_path / strategy / "retry", standin.url, strategy, 2)
+        if strategy == "policy":
+            hopeless.save(root / "p.json")
+        report = fix(root)
+        assert report.end.passed, strategy  # type: ignore[attr-defined]
+        asked[strategy] = [(s.body.get("model"), s.body["messages"]) for s in standin.seen]
+        bills[strategy] = report.cost  # type: ignore[attr-defined]
+    assert [m for m, _ in asked["policy"]] == ["big", "big"]
+    assert asked["policy"] == asked["static"]
+    assert bills["policy"] == pytest.approx(bills["static"])
