@@ -43,7 +43,7 @@ def replay_config(config: Path, folder: Path) -> Any:
         for name, w in base.workers.items()
         if w.provider != "tests"
     }
-    return derive(base, {"workers": workers})
+    return derive(base, {"workers": workers}, root=base.root)
 
 
 def strategies(text: str, workers: Any, policy: str) -> dict[str, dict[str, Any]]:

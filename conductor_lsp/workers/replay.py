@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,10 +71,21 @@ def read_table(files: Iterable[Path]) -> dict[str, dict[str, Any]]:
     return table
 
 
+def traces_in(folder: Path) -> list[Path]:
+    """Every trace file under ``folder``, through links too (several runs are joined as
+    links in one folder, and ``rglob`` does not follow them)."""
+    return sorted(
+        Path(top) / name
+        for top, _, names in os.walk(folder, followlinks=True)
+        for name in names
+        if name.endswith(".jsonl")
+    )
+
+
 def table_of(folder: Path) -> Mapping[str, dict[str, Any]]:
     with _LOCK:
         if folder not in _TABLES:
-            _TABLES[folder] = read_table(sorted(folder.rglob("*.jsonl")))
+            _TABLES[folder] = read_table(traces_in(folder))
         return _TABLES[folder]
 
 

@@ -76,8 +76,11 @@ def test_a_replayed_run_gives_the_live_runs_verdicts(
     asked = len(standin.seen)
     traces = tmp_path / "live-traces"
     assert asked and list(traces.rglob("*.jsonl"))
+    joined = tmp_path / "runs"  # as bench/replay.py joins runs: a link to each
+    joined.mkdir()
+    (joined / "0").symlink_to(traces, target_is_directory=True)
     replay.MISSES.clear()
-    again = run(tmp_path, pool(standin.url, "replay", traces), tmp_path / "replayed.jsonl")
+    again = run(tmp_path, pool(standin.url, "replay", joined), tmp_path / "replayed.jsonl")
     assert len(standin.seen) == asked  # no model was asked
     assert replay.MISSES == {}  # every request was recorded
 

@@ -1,0 +1,152 @@
+"""Two-fold on recorded runs: per fold a policy (and its stop rule) fitted on half of the
+suite's tasks, then every strategy replayed on the other half, side by side, priced.
+
+The data is `eval` runs of the suite (``--from-eval``, repeatable): their episodes are
+what each fold's policy learns from (only its training half's tasks), their traces what
+the replay answers from (``bench/replay.py``: a request no run recorded is a miss, an
+empty answer, counted per strategy, so a row with misses is a lower bound on solved and
+$). Record ``static``, ``single:NAME`` for each cheaper worker and ``search`` first: they
+ask every first-round request the policies can. Then confirm a row live by running it
+with ``bench/fix_quality.py``.
+
+    python bench/two_fold.py --from-eval runs/tasks.jsonl --config bench/configs/local_pair.toml \\
+        --strategy static,search,cascade,policy,policy@cost,policy@latency,policy+give_up_floor
+
+``NAME@MODE`` sets ``[fix] prefer = MODE``; ``+FLAG`` sets the ``[fix]`` flag true.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import REPO, table
+from replay import replay_config, strategies
+
+from conductor_lsp.configure.load import layered
+from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.eval import TaskResult, evaluate, load_suite
+from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit
+from conductor_lsp.policy.offline import stop_rule
+from conductor_lsp.workers import replay
+
+
+def fitted(episodes: list[Any], train: list[Any], path: Path) -> str:
+    """The fold's policy, saved at ``path``; returns what it was fitted on."""
+    mine = [e for e in episodes if any(t.instruction in e.task for t in train)]
+    policy = Policy()
+    examples = examples_from(mine, policy)
+    started = time.monotonic()
+    fit(policy, examples)
+    policy.stop = stop_rule(mine, policy)
+    seconds = time.monotonic() - started
+    policy.save(path)
+    turns = policy.stop.turns if policy.stop is not None else 0
+    greens = sum(e.green for e in examples)
+    return (
+        f"{len(examples)} verdicts ({greens} green) of {len(train)} tasks, "
+        f"stop rule on {turns} rounds, {seconds:.2f} s"
+    )
+
+
+def chosen(text: str, workers: Any, policy: Path) -> dict[str, dict[str, Any]]:
+    """Strategies with ``+FLAG`` suffixes as ``[fix]`` flags."""
+    out = {}
+    for item in [s.strip() for s in text.split(",") if s.strip()]:
+        name, *flags = item.split("+")
+        (layer,) = strategies(name, workers, str(policy)).values()
+        out[item] = layered(layer, {"fix": dict.fromkeys(flags, True)}) if flags else layer
+    return out
+
+
+async def fold(
+    args: argparse.Namespace, base: Any, held: list[Any], policy: Path, out: Path
+) -> list[tuple[TaskResult, int]]:
+    """Every strategy on the held-out tasks, one at a time (so misses are per strategy)."""
+    rows: list[tuple[TaskResult, int]] = []
+    seen = [0]
+
+    def count(r: TaskResult) -> None:  # one task at a time: the misses since the last
+        total = sum(replay.MISSES.values())
+        rows.append((r, total - seen[0]))
+        seen[0] = total
+
+    for name, layer in chosen(args.strategy, base.workers, policy).items():
+        path = out / f"{policy.stem.removesuffix('-policy')}-{name}.jsonl"
+        path.unlink(missing_ok=True)
+        replay.MISSES.clear()
+        seen[0] = 0
+        await evaluate(held, {name: layer}, base, out=path, max_iterations=args.rounds,
+                       on_result=count)  # fmt: skip
+    return rows
+
+
+def report(rows: list[tuple[TaskResult, int]], folds: list[str]) -> None:
+    names = list(dict.fromkeys(r.strategy for r, _ in rows))
+    static = sum(r.cost for r, _ in rows if r.strategy == "static") or 1.0
+    won = {r.task for r, _ in rows if r.strategy == "static" and r.solved}
+    cells = []
+    for name in names:
+        mine = [r for r, _ in rows if r.strategy == name]
+        missed = [m for r, m in rows if r.strategy == name and m]
+        cost = sum(r.cost for r in mine)
+        lost = sorted(won - {r.task for r in mine if r.solved})
+        cells.append([
+            name, f"{sum(r.solved for r in mine)}/{len(mine)}", f"{cost:.4f}",
+            f"{cost / static:.2f}x", sum(r.worker_calls for r in mine),
+            sum(r.tokens for r in mine), f"{sum(r.seconds for r in mine):.0f} s",
+            ", ".join(lost) or "-", f"{sum(missed)} in {len(missed)} tasks",
+        ])  # fmt: skip
+    head = ["strategy", "solved", "$", "vs static", "calls", "tokens", "time",
+            "lost vs static", "misses"]  # fmt: skip
+    print(table(head, cells))
+    print("\n".join(folds))
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    tasks = load_suite(Path(args.suite))
+    if args.tasks:
+        tasks = [t for t in tasks if t.name in set(args.tasks.split(","))]
+    runs = [Path(p) for p in args.from_eval]
+    episodes = [e for p in runs for e in read_episodes(eval_episodes(p))]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[tuple[TaskResult, int]] = []
+    notes = []
+    with tempfile.TemporaryDirectory(prefix="two-fold-traces-") as tmp:
+        for i, run in enumerate(runs):  # one folder the replay workers read
+            traces = run.parent / f"{run.stem}-traces"
+            (Path(tmp) / str(i)).symlink_to(traces.resolve(), target_is_directory=True)
+        base = replay_config(Path(args.config), Path(tmp))
+        for k in range(2):
+            held = tasks[k::2]
+            train = [t for t in tasks if t not in held]
+            policy = out / f"fold-{k + 1}-policy.json"
+            notes.append(f"fold {k + 1}: policy fitted on {fitted(episodes, train, policy)}")
+            rows += await fold(args, base, held, policy, out)
+            print(f"fold {k + 1} done", flush=True)
+    report(rows, notes)
+    (out / "rows.jsonl").write_text(
+        "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--from-eval", action="append", required=True, help="a recorded eval run")
+    ap.add_argument("--config", required=True, help="the config the runs were recorded with")
+    ap.add_argument("--suite", default=str(REPO / "bench" / "tasks"))
+    ap.add_argument("--strategy", default="static,search,cascade,policy,policy@cost")
+    ap.add_argument("--tasks", help="comma-separated task names (default: all)")
+    ap.add_argument("--rounds", type=int, default=2, help="max_iterations")
+    ap.add_argument("--out", default="/tmp/two-fold")
+    asyncio.run(main_async(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
