@@ -6,13 +6,14 @@ what each fold's policy learns from (only its training half's tasks), their trac
 the replay answers from (``bench/replay.py``: a request no run recorded is a miss, an
 empty answer, counted per strategy, so a row with misses is a lower bound on solved and
 $). Record ``static``, ``single:NAME`` for each cheaper worker and ``search`` first: they
-ask every first-round request the policies can. Then confirm a row live by running it
-with ``bench/fix_quality.py``.
+ask every first-round request the policies can. ``--live`` runs the same folds on the
+config's models instead: the confirmation of a replayed row (and a recording).
 
     python bench/two_fold.py --from-eval runs/tasks.jsonl --config bench/configs/local_pair.toml \\
         --strategy static,search,cascade,policy,policy@cost,policy@latency,policy+give_up_floor
 
-``NAME@MODE`` sets ``[fix] prefer = MODE``; ``+FLAG`` sets the ``[fix]`` flag true.
+``NAME@MODE`` sets ``[fix] prefer = MODE``; ``+KEY`` sets the ``[fix]`` key true,
+``+KEY=NUMBER`` to the number (``policy+give_up_below=0.2``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 from _common import REPO, table
 from replay import replay_config, strategies
 
+from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import TaskResult, evaluate, load_suite
@@ -55,12 +57,13 @@ def fitted(episodes: list[Any], train: list[Any], path: Path) -> str:
 
 
 def chosen(text: str, workers: Any, policy: Path) -> dict[str, dict[str, Any]]:
-    """Strategies with ``+FLAG`` suffixes as ``[fix]`` flags."""
+    """Strategies with ``+KEY`` (true) and ``+KEY=NUMBER`` suffixes as ``[fix]`` keys."""
     out = {}
     for item in [s.strip() for s in text.split(",") if s.strip()]:
         name, *flags = item.split("+")
         (layer,) = strategies(name, workers, str(policy)).values()
-        out[item] = layered(layer, {"fix": dict.fromkeys(flags, True)}) if flags else layer
+        fix = {k: float(v) if v else True for k, _, v in (f.partition("=") for f in flags)}
+        out[item] = layered(layer, {"fix": fix}) if fix else layer
     return out
 
 
@@ -122,7 +125,11 @@ async def main_async(args: argparse.Namespace) -> None:
         for i, run in enumerate(runs):  # one folder the replay workers read
             traces = run.parent / f"{run.stem}-traces"
             (Path(tmp) / str(i)).symlink_to(traces.resolve(), target_is_directory=True)
-        base = replay_config(Path(args.config), Path(tmp))
+        base = (
+            load_config(Path.cwd(), Path(args.config))
+            if args.live
+            else replay_config(Path(args.config), Path(tmp))
+        )
         for k in range(2):
             held = tasks[k::2]
             train = [t for t in tasks if t not in held]
@@ -145,6 +152,7 @@ def main() -> None:
     ap.add_argument("--tasks", help="comma-separated task names (default: all)")
     ap.add_argument("--rounds", type=int, default=2, help="max_iterations")
     ap.add_argument("--out", default="/tmp/two-fold")
+    ap.add_argument("--live", action="store_true", help="call the config's models, not replay")
     asyncio.run(main_async(ap.parse_args()))
 
 

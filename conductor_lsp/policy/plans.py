@@ -23,6 +23,7 @@ def round_plan(
     *,
     later: bool,
     budget: float = math.inf,
+    prefer: str = "latency",
 ) -> Plan:
     """A round's plan: the chosen leaves; in a later round the strongest worker's retry
     first (escalation), then the policy's best other pick. When nothing is worth a call
@@ -36,7 +37,7 @@ def round_plan(
                 break
     else:
         steps = []
-        for a, _, _ in policy.choose(brief, pool, max_steps, budget):
+        for a, _, _ in policy.choose(brief, pool, max_steps, budget, prefer=prefer):
             text = policy.wordings[a.wording]
             steps.append(Step(a.worker, text, (), infer_role(text)))
         if not steps:

@@ -182,14 +182,17 @@ class Policy:
         max_steps: int,
         budget: float = math.inf,
         prompt_tokens: int = 2000,
+        prefer: str = "latency",
     ) -> list[tuple[Action, float, float]]:
-        """The cheapest set of actions whose chance of at least one green answer reaches
-        ``target`` (else the likeliest set the budget allows), most likely first; none
-        when no action reaches ``HOPELESS``.
+        """The set of actions whose chance of at least one green answer reaches ``target``
+        at the least expected $ (else the likeliest set the budget allows), most likely
+        first; none when no action reaches ``HOPELESS``.
 
-        Cheapest by $, then (free local models) by the seconds their answers took. Sets are
-        enumerated, not grown greedily: a cheap worker that is unsure of a task is left
-        out when a stronger one alone reaches the target.
+        Expected as the round runs them (``prefer``, see ``order``): all at once
+        (``latency``) pays every call; in waves, likeliest per dollar first, a call is paid
+        only when those before it failed, so a cheap worker that is right half the time
+        goes first and the dear one is paid for the other half. Ties by the seconds the
+        answers took (free local models). Sets are enumerated, not grown greedily.
         """
         affordable = [r for r in self.rank(brief, pool, prompt_tokens) if r[2] <= budget]
         ranked = [r for r in affordable if r[1] >= HOPELESS][:12]  # most likely first
@@ -198,11 +201,12 @@ class Policy:
         best: tuple[tuple[bool, float, float, float], tuple[int, ...]] | None = None
         for size in range(1, min(max_steps, len(ranked)) + 1):
             for combo in itertools.combinations(range(len(ranked)), size):
-                dollars = sum(ranked[i][2] for i in combo)
-                if dollars > budget:
+                picks = [ranked[i] for i in combo]
+                if sum(r[2] for r in picks) > budget:
                     continue
-                miss = math.prod(1 - ranked[i][1] for i in combo)
-                seconds = sum(self.seconds(ranked[i][0]) for i in combo)
+                dollars = expected_cost(picks, prefer)
+                miss = math.prod(1 - r[1] for r in picks)
+                seconds = sum(self.seconds(r[0]) for r in picks)
                 reaches = 1 - miss >= self.target
                 key = (False, dollars, seconds, miss) if reaches else (True, miss, dollars, seconds)
                 if best is None or key < best[0]:
@@ -275,6 +279,22 @@ class Policy:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def expected_cost(picks: Sequence[tuple[Action, float, float]], prefer: str) -> float:
+    """What (action, chance, $) picks are expected to cost as ``prefer`` runs them: the
+    likeliest per dollar first; ``cost`` one at a time, ``balanced`` the rest at once
+    after the first, ``latency`` all at once."""
+    if prefer == "latency":
+        return sum(r[2] for r in picks)
+    order = sorted(picks, key=lambda r: -r[1] / r[2] if r[2] > 0 else -math.inf)
+    if prefer == "balanced":
+        return order[0][2] + (1 - order[0][1]) * sum(r[2] for r in order[1:])
+    total, reach = 0.0, 1.0
+    for _, chance, dollars in order:
+        total += reach * dollars
+        reach *= 1 - chance
+    return total
 
 
 def index(wordings: dict[str, str], text: str) -> str | None:

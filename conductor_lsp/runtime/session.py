@@ -123,7 +123,13 @@ class Session:
         if self.policy is not None and not self.conductor.asks_model:
             left = meter.limits.max_cost - meter.cost
             return round_plan(
-                self.policy, task.brief(), infos, max_steps, later=bool(task.previous), budget=left
+                self.policy,
+                task.brief(),
+                infos,
+                max_steps,
+                later=bool(task.previous),
+                budget=left,
+                prefer=self.config.fix.prefer,
             )
         if self.policy is not None:
             task = dataclasses.replace(task, hints=figures(self.policy, task.brief(), infos))

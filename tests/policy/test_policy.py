@@ -107,6 +107,28 @@ def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_f
     assert len(policy.choose("t", workers, 1)) == 1  # at most max_steps
 
 
+@pytest.mark.parametrize("prefer", ["balanced", "cost"])
+def test_in_waves_a_cheap_worker_right_half_the_time_goes_first_and_a_hopeless_one_not(
+    monkeypatch: pytest.MonkeyPatch, prefer: str
+) -> None:
+    """Run in waves, the dear call is paid only when the cheap one failed: at P = 0.6 and
+    a tenth of the price, both (expected 1 + 0.4 x 10 = 5 against 10); all at once, the
+    dear one alone; a cheap one at P = 0.06 is worth less per dollar than the dear one
+    and is left out; under P = 0.05 nothing is picked at all."""
+    workers = pool("cheap", "dear")
+    chance = {"cheap": 0.6, "dear": 0.95}
+    policy = Policy(target=0.8, explore=0.0)
+    policy.wordings = {"direct": DIRECT}
+    monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
+    picks = [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)]
+    assert sorted(picks) == ["cheap", "dear"]
+    assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="latency")] == ["dear"]
+    chance["cheap"] = 0.06
+    assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)] == ["dear"]
+    chance.update(cheap=0.01, dear=0.02)
+    assert policy.choose("t", workers, 3, prefer=prefer) == []
+
+
 def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
     tmp_path: Path,
 ) -> None:
