@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,11 +42,16 @@ class ReplayOptions:
     """A folder of recorded traces (searched recursively for *.jsonl)."""
 
 
+#: An interpreter's path as a test command shows it ("$ /x/.venv/bin/python -m pytest").
+_PYTHON = re.compile(r"(?<![\w.-])/\S*/bin/python[\d.]*(?=\s)")
+
+
 def key(worker: str, system: str, parts: Sequence[str], root: str) -> str:
-    """The request's identity: the worker and what it was sent, its workspace path aside."""
+    """The request's identity: the worker and what it was sent, its workspace path and
+    the interpreter the tests ran with aside (a recording replays from another checkout)."""
 
     def norm(text: str) -> str:
-        return text.replace(root, ROOT) if root else text
+        return _PYTHON.sub("<python>", text.replace(root, ROOT) if root else text)
 
     body = json.dumps([worker, norm(system), [norm(p) for p in parts]])
     return hashlib.sha256(body.encode()).hexdigest()

@@ -96,3 +96,16 @@ def test_a_replayed_run_gives_the_live_runs_verdicts(
     assert {("static", t) for t in TASKS} <= solved, solved
     cascade = {r.task: r for r in live if r.strategy == "cascade"}  # type: ignore[attr-defined]
     assert cascade["add_sub"].best.endswith("(small)")  # the cheap one first, and green
+
+
+def test_a_recording_answers_requests_from_another_checkout() -> None:
+    """The test command in a prompt names the interpreter ("$ /x/.venv/bin/python -m
+    pytest"): a recording made in one checkout answers the same request made in another,
+    and a request that differs elsewhere is still a different request."""
+    asked = "## Failing tests\n$ {py} -m pytest -q\nFAILED (exit 1)\n"
+    here = replay.key("big", "sys", [asked.format(py="/work/a/.venv/bin/python")], "/r")
+    there = replay.key("big", "sys", [asked.format(py="/tmp/b/.venv/bin/python3.11")], "/s")
+    assert here == there
+    other = asked.replace("-q", "-x").format(py="/work/a/.venv/bin/python")
+    assert replay.key("big", "sys", [other], "/r") != here
+    assert replay.key("small", "sys", [asked.format(py="/work/a/.venv/bin/python")], "/r") != here
