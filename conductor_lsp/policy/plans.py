@@ -8,7 +8,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ..conductor.static import DIRECT, RETRY, strongest
+from ..conductor.static import RETRY, static_plan, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
 from .features import Action
@@ -41,7 +41,7 @@ def round_plan(
             text = policy.wordings[a.wording]
             steps.append(Step(a.worker, text, (), infer_role(text)))
         if not steps:
-            steps = [Step(strongest(pool).name, DIRECT, (), "generation")]
+            steps = list(static_plan(pool, max_steps).steps)
     notes = tuple(figures(policy, brief, pool).splitlines())
     return Plan(steps=tuple(steps), source="policy", notes=notes)
 
