@@ -1,9 +1,9 @@
 """``[learn] online = true``: the routing policy learns from every fix job as it ends.
 
 The job's episodes, with their outcomes joined, are read as offline fitting reads them
-(``fit.examples_from``); the policy takes a few passes over them on top of what it knew
-and is saved atomically: a crash mid-save leaves the previous file whole. A subtask that
-won and is not in the library joins it.
+(``fit.examples_from``); the policy takes a few bounded passes over them on top of what
+it knew (``fit.nudge``) and is saved atomically: a crash mid-save leaves the previous
+file whole. A subtask that won and is not in the library joins it.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..episodes.records import Episode
-from .fit import examples_from, fit
+from .fit import examples_from, nudge
 from .predict import Policy
 from .reading import Embed, read_briefs
 
 #: Passes over one job's examples: a nudge, not a refit.
-ONLINE_EPOCHS = 5
+ONLINE_PASSES = 5
 
 
 def learn_online(
@@ -32,7 +32,7 @@ def learn_online(
         return None
     if embed is not None:  # the rounds' briefs were read when planned; any other now
         read_briefs(policy, (e.brief for e in examples), embed)
-    fit(policy, examples, epochs=ONLINE_EPOCHS)
+    nudge(policy, examples, passes=ONLINE_PASSES)
     policy.about["examples"] = int(policy.about.get("examples", 0)) + len(examples)
     policy.about["online_updates"] = int(policy.about.get("online_updates", 0)) + 1
     policy.save(path)

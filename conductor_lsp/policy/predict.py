@@ -148,14 +148,23 @@ class Policy:
         return min(0.99, chance)
 
     def cost(self, action: Action, pool: Sequence[WorkerInfo], prompt_tokens: int) -> float:
-        """$ for one answer: the mean of what this worker was billed, else from its price."""
+        """$ for one answer: the mean of what this worker was billed; a worker not billed
+        yet, from its prices, scaled as the billed workers' bills compare with theirs (a
+        nominal prompt and answer would make it look dearer or cheaper than the pool's
+        real answers, and a new cheap worker was never tried)."""
         bill = self.bills.get(action.worker)
         if bill and bill[0]:
             return bill[1] / bill[0]
         info = next((w for w in pool if w.name == action.worker), None)
         if info is None:
             return math.inf
-        return (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
+        nominal = _nominal(info, prompt_tokens)
+        scales = [
+            self.bills[w.name][1] / self.bills[w.name][0] / _nominal(w, prompt_tokens)
+            for w in pool
+            if self.bills.get(w.name, [0.0])[0] > 0 and _nominal(w, prompt_tokens) > 0
+        ]
+        return nominal * sum(scales) / len(scales) if scales else nominal
 
     def seconds(self, action: Action) -> float:
         """Seconds for one answer, as billed so far (0 when unknown)."""
@@ -279,6 +288,11 @@ class Policy:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def _nominal(info: WorkerInfo, prompt_tokens: int) -> float:
+    """$ for one answer of ``ANSWER_TOKENS`` to a prompt of ``prompt_tokens``."""
+    return (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
 
 
 def expected_cost(picks: Sequence[tuple[Action, float, float]], prefer: str) -> float:

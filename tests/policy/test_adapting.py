@@ -31,7 +31,12 @@ def first_worker(root: Path) -> str:
 
 
 def pool_toml(root: Path, url: str, cheap: list[str]) -> None:
-    workers = [worker(n, url, price_in=0.15, price_out=0.6, strength=1) for n in cheap]
+    """Cheap workers at a fifth of big's price: a worker is worth its call first while its
+    chance beats its price relative to big's, so at a twentieth of the price a worker
+    that turned bad is rightly tried until its chance is under 1/20 (many more jobs; a
+    nudge that wrote it off faster also wrote off a cheap worker meeting a new suite,
+    bench/shift.py)."""
+    workers = [worker(n, url, price_in=0.6, price_out=3.0, strength=1) for n in cheap]
     workers.append(worker("big", url, price_in=3.0, price_out=15.0, strength=2))
     extra = "[learn]\nonline = true\n[budget]\nmax_iterations = 1\n"
     (root / "conductor.toml").write_text(
@@ -59,14 +64,14 @@ def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
     firsts = [first_worker(root) for _ in range(3)]
     assert firsts == ["old"] * 3  # new to the pool, cheap, and right: tried first
     bad = []
-    for _ in range(5):
+    for _ in range(8):
         bad.append(first_worker(root))
-    assert bad[0] == "old" and "big" in bad[:4], bad  # abandoned within a few jobs
-    assert bad[-1] == "big", bad  # and it stays abandoned
+    assert bad[0] == "old" and "big" in bad[:5], bad  # abandoned within a few jobs
+    assert bad[4:].count("old") <= 1, bad  # and stays so but for a rare second look
     pool_toml(root, standin.url, ["old", "new"])
     adopted = [first_worker(root) for _ in range(3)]
     # a new cheap worker is tried at once and in use at the end (its success lifts what it
     # shares with the old one, its rank, so the old one may be tried once more)
     assert adopted[0] == adopted[-1] == "new" and adopted.count("new") >= 2, adopted
     policy = Policy.load(root / "p.json")
-    assert policy.about["online_updates"] == 11
+    assert policy.about["online_updates"] == 14
