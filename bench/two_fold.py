@@ -12,6 +12,10 @@ config's models instead: the confirmation of a replayed row (and a recording).
     python bench/two_fold.py --from-eval runs/tasks.jsonl --config bench/configs/local_pair.toml \\
         --strategy static,search,cascade,policy,policy@cost,policy@latency,policy+give_up_floor
 
+``--online-from RUN`` (repeatable) adds the query shift: a policy fitted on another
+suite's recorded runs meets this suite, every task in order, with ``[learn] online =
+true``; compare its $ per solved with the folds' in-suite policy.
+
 ``NAME@MODE`` sets ``[fix] prefer = MODE``; ``+KEY`` sets the ``[fix]`` key true,
 ``+KEY=NUMBER`` to the number (``policy+give_up_below=0.2``).
 """
@@ -38,9 +42,10 @@ from conductor_lsp.policy.offline import stop_rule
 from conductor_lsp.workers import replay
 
 
-def fitted(episodes: list[Any], train: list[Any], path: Path) -> str:
-    """The fold's policy, saved at ``path``; returns what it was fitted on."""
-    mine = [e for e in episodes if any(t.instruction in e.task for t in train)]
+def fitted(episodes: list[Any], train: list[Any] | None, path: Path) -> str:
+    """The fold's policy (``train``'s tasks; None: all), saved at ``path``; returns what
+    it was fitted on."""
+    mine = [e for e in episodes if train is None or any(t.instruction in e.task for t in train)]
     policy = Policy()
     examples = examples_from(mine, policy)
     started = time.monotonic()
@@ -50,8 +55,10 @@ def fitted(episodes: list[Any], train: list[Any], path: Path) -> str:
     policy.save(path)
     turns = policy.stop.turns if policy.stop is not None else 0
     greens = sum(e.green for e in examples)
+    briefs = len({e.brief for e in examples})
+    tasks = f"{len(train)} tasks" if train is not None else f"{briefs} briefs"
     return (
-        f"{len(examples)} verdicts ({greens} green) of {len(train)} tasks, "
+        f"{len(examples)} verdicts ({greens} green) of {tasks}, "
         f"stop rule on {turns} rounds, {seconds:.2f} s"
     )
 
@@ -68,9 +75,10 @@ def chosen(text: str, workers: Any, policy: Path) -> dict[str, dict[str, Any]]:
 
 
 async def fold(
-    args: argparse.Namespace, base: Any, held: list[Any], policy: Path, out: Path
+    args: argparse.Namespace, base: Any, held: list[Any], layers: dict[str, Any], out: Path
 ) -> list[tuple[TaskResult, int]]:
-    """Every strategy on the held-out tasks, one at a time (so misses are per strategy)."""
+    """Every strategy on the held-out tasks in order, one at a time (so misses are per
+    strategy, and an online policy learns task by task)."""
     rows: list[tuple[TaskResult, int]] = []
     seen = [0]
 
@@ -79,14 +87,31 @@ async def fold(
         rows.append((r, total - seen[0]))
         seen[0] = total
 
-    for name, layer in chosen(args.strategy, base.workers, policy).items():
-        path = out / f"{policy.stem.removesuffix('-policy')}-{name}.jsonl"
+    for name, layer in layers.items():
+        path = out / f"{name}.jsonl"
         path.unlink(missing_ok=True)
         replay.MISSES.clear()
         seen[0] = 0
         await evaluate(held, {name: layer}, base, out=path, max_iterations=args.rounds,
                        on_result=count)  # fmt: skip
     return rows
+
+
+async def online(
+    args: argparse.Namespace, base: Any, tasks: list[Any], out: Path, notes: list[str]
+) -> list[tuple[TaskResult, int]]:
+    """A policy fitted on another suite's runs (``--online-from``) meets this one: every
+    task in order, ``[learn] online = true`` (the query shift, on recorded answers)."""
+    other = [e for p in args.online_from for e in read_episodes(eval_episodes(Path(p)))]
+    policy = out / "online-policy.json"
+    notes.append(f"online: policy fitted on {fitted(other, None, policy)} of the other suite")
+    (layer,) = strategies("policy", base.workers, str(policy)).values()
+    learning = {ONLINE: layered(layer, {"learn": {"online": True}})}
+    return await fold(args, base, tasks, learning, out / "online")
+
+
+#: The query-shift row's name.
+ONLINE = "policy fitted on the other suite, online"
 
 
 def report(rows: list[tuple[TaskResult, int]], folds: list[str]) -> None:
@@ -135,8 +160,11 @@ async def main_async(args: argparse.Namespace) -> None:
             train = [t for t in tasks if t not in held]
             policy = out / f"fold-{k + 1}-policy.json"
             notes.append(f"fold {k + 1}: policy fitted on {fitted(episodes, train, policy)}")
-            rows += await fold(args, base, held, policy, out)
+            layers = chosen(args.strategy, base.workers, policy)
+            rows += await fold(args, base, held, layers, out / f"fold-{k + 1}")
             print(f"fold {k + 1} done", flush=True)
+        if args.online_from:
+            rows += await online(args, base, tasks, out, notes)
     report(rows, notes)
     (out / "rows.jsonl").write_text(
         "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
@@ -153,6 +181,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="max_iterations")
     ap.add_argument("--out", default="/tmp/two-fold")
     ap.add_argument("--live", action="store_true", help="call the config's models, not replay")
+    ap.add_argument("--online-from", action="append", default=[],
+                    help="another suite's run: its policy meets this suite, online")  # fmt: skip
     asyncio.run(main_async(ap.parse_args()))
 
 
