@@ -22,6 +22,8 @@ from .predict import Policy, index
 WORD_DROPOUT = 0.7
 #: How far one pass of an online update moves an example's own log-odds, at most.
 NUDGE_RATE = 1.0
+#: Passes an online update takes over one job's verdicts: a nudge, not a refit.
+NUDGE_PASSES = 5
 
 
 @dataclass
@@ -80,7 +82,7 @@ def nudge(
     policy: Policy,
     examples: Sequence[Example],
     *,
-    passes: int = 5,
+    passes: int = NUDGE_PASSES,
     rate: float = NUDGE_RATE,
     word_dropout: float = WORD_DROPOUT,
     seed: int = 0,

@@ -16,9 +16,6 @@ from .fit import examples_from, nudge
 from .predict import Policy
 from .reading import Embed, read_briefs
 
-#: Passes over one job's examples: a nudge, not a refit.
-ONLINE_PASSES = 5
-
 
 def learn_online(
     path: Path, policy: Policy | None, episodes: Sequence[Episode], embed: Embed | None = None
@@ -32,7 +29,7 @@ def learn_online(
         return None
     if embed is not None:  # the rounds' briefs were read when planned; any other now
         read_briefs(policy, (e.brief for e in examples), embed)
-    nudge(policy, examples, passes=ONLINE_PASSES)
+    nudge(policy, examples)
     policy.about["examples"] = int(policy.about.get("examples", 0)) + len(examples)
     policy.about["online_updates"] = int(policy.about.get("online_updates", 0)) + 1
     policy.save(path)

@@ -27,7 +27,7 @@ from ..conductor.static import DIRECT, RETRY
 from ..plan import Lane, Step
 from ..protocols import WorkerInfo
 from .features import Action
-from .predict import ANSWER_TOKENS, Policy, index
+from .predict import Policy, index, nominal_cost
 
 PREFER = ("balanced", "cost", "latency")
 
@@ -62,11 +62,7 @@ def estimate(
     """The option of one step: the policy's chance and bill for its (worker, wording),
     else the worker's price on this prompt and no chance."""
     info = next((w for w in pool if w.name == step.worker), None)
-    price = (
-        (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
-        if info is not None
-        else math.inf
-    )
+    price = nominal_cost(info, prompt_tokens) if info is not None else math.inf
     if policy is None:
         return Option(lane, step, price)
     key = index(policy.wordings, DIRECT if step.subtask == RETRY else step.subtask)

@@ -158,12 +158,10 @@ class Policy:
         info = next((w for w in pool if w.name == action.worker), None)
         if info is None:
             return math.inf
-        nominal = _nominal(info, prompt_tokens)
-        scales = [
-            self.bills[w.name][1] / self.bills[w.name][0] / _nominal(w, prompt_tokens)
-            for w in pool
-            if self.bills.get(w.name, [0.0])[0] > 0 and _nominal(w, prompt_tokens) > 0
-        ]
+        nominal = nominal_cost(info, prompt_tokens)
+        billed = [(self.bills[w.name], nominal_cost(w, prompt_tokens)) for w in pool
+                  if self.bills.get(w.name, [0.0])[0] > 0]  # fmt: skip
+        scales = [b[1] / b[0] / price for b, price in billed if price > 0]
         return nominal * sum(scales) / len(scales) if scales else nominal
 
     def seconds(self, action: Action) -> float:
@@ -290,7 +288,7 @@ class Policy:
             raise
 
 
-def _nominal(info: WorkerInfo, prompt_tokens: int) -> float:
+def nominal_cost(info: WorkerInfo, prompt_tokens: int) -> float:
     """$ for one answer of ``ANSWER_TOKENS`` to a prompt of ``prompt_tokens``."""
     return (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
 
