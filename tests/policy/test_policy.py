@@ -107,6 +107,30 @@ def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_f
     assert len(policy.choose("t", workers, 1)) == 1  # at most max_steps
 
 
+def test_under_the_target_cost_mode_takes_the_least_dollars_per_chance_not_the_likeliest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A round after a failed one: no set reaches 0.8. Balanced takes the likeliest set
+    (both); cost mode the least expected $ per chance of green: the cheap worker alone
+    (a twentieth of the price at the same chance), unless the dear one's chance per dollar
+    is the better."""
+    workers = pool("cheap", "dear")
+    chance = {"cheap": 0.4, "dear": 0.4}
+    price = {"cheap": 1.0, "dear": 20.0}
+    policy = Policy(target=0.8, explore=0.0)
+    policy.wordings = {"direct": DIRECT}
+    monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
+    monkeypatch.setattr(policy, "cost", lambda a, pool, tokens: price[a.worker])
+    assert {a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="balanced")} == {
+        "cheap",
+        "dear",
+    }
+    assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="cost")] == ["cheap"]
+    chance.update(cheap=0.1, dear=0.6)
+    price["dear"] = 2.0  # 0.3 per $ against 0.1: dear alone (both: 0.27 per $)
+    assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="cost")] == ["dear"]
+
+
 @pytest.mark.parametrize("prefer", ["balanced", "cost"])
 def test_in_waves_a_cheap_worker_right_half_the_time_goes_first_and_a_hopeless_one_not(
     monkeypatch: pytest.MonkeyPatch, prefer: str
