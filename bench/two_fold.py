@@ -37,6 +37,7 @@ from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import TaskResult, evaluate, load_suite
+from conductor_lsp.eval.run import read_results
 from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit
 from conductor_lsp.policy.offline import stop_rule
 from conductor_lsp.workers import replay
@@ -114,6 +115,45 @@ async def online(
 ONLINE = "policy fitted on the other suite, online"
 
 
+def bound(runs: list[Path], names: set[str]) -> str:
+    """What any strategy that keeps the floor's rounds must spend at least, from the
+    recordings: a cheaper worker's (``single:*``) first answer where it was green; else
+    static's first call (the floor's first round runs when nothing cheaper is green) where
+    any recorded run solved the task; else static's whole trajectory (the floor runs its
+    rounds as static would). A cost goal under it needs ``give_up_floor``."""
+    rows = [(p, r) for p in runs for r in read_results(p.read_text()) if r.task in names]
+    static = {r.task: (p, r) for p, r in rows if r.strategy == "static"}
+    solved = {r.task for _, r in rows if r.solved}
+    cheap: dict[str, float] = {}
+    for _, r in rows:
+        if r.strategy.startswith("single:") and r.solved and r.rounds == 1:
+            cheap[r.task] = min(r.cost, cheap.get(r.task, r.cost))
+    if not static:
+        return "bound: no recorded static run"
+    paid = 0.0
+    for task, (run, r) in static.items():
+        if task in cheap:
+            paid += cheap[task]
+        else:
+            paid += _first_round(run, r) if task in solved else r.cost
+    total = sum(r.cost for _, r in static.values()) or 1.0
+    return (
+        f"bound (keeping the floor's rounds, at least): ${paid:.4f}, {paid / total:.2f}x "
+        f"the recorded static's ${total:.4f}"
+    )
+
+
+def _first_round(run: Path, row: TaskResult) -> float:
+    """The bill of a recorded row's first round: its first job's trace (one per round)."""
+    recorded = Path(row.traces)
+    folder = run.parent / f"{run.stem}-traces" / recorded.parent.name / recorded.name
+    jobs = sorted(folder.glob("*.jsonl"))
+    if not jobs:
+        return row.cost
+    done = [json.loads(line) for line in jobs[0].read_text().splitlines()]
+    return max((e.get("cost", 0.0) for e in done if e.get("type") == "done"), default=row.cost)
+
+
 def report(rows: list[tuple[TaskResult, int]], folds: list[str]) -> None:
     names = list(dict.fromkeys(r.strategy for r, _ in rows))
     static = sum(r.cost for r, _ in rows if r.strategy == "static") or 1.0
@@ -165,6 +205,7 @@ async def main_async(args: argparse.Namespace) -> None:
             print(f"fold {k + 1} done", flush=True)
         if args.online_from:
             rows += await online(args, base, tasks, out, notes)
+    notes.append(bound(runs, {t.name for t in tasks}))
     report(rows, notes)
     (out / "rows.jsonl").write_text(
         "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
