@@ -319,8 +319,8 @@ def _set_key(
 ) -> tuple[bool, float, float, float]:
     """Sets that reach the target, cheapest first; under it, the likeliest, except in cost
     mode, where a dear lane that adds little chance (big asked again after its failed
-    round) is not worth its price: HumanEval-fix sample replayed, 0.84x static's $ against
-    0.95x (bench/README.md)."""
+    round) is not worth its price: HumanEval-fix sample, 0.84x static's $ replayed against
+    0.95x before, 0.80x live (bench/README.md)."""
     if reaches:
         return (False, dollars, seconds, miss)
     if prefer == "cost":
