@@ -146,12 +146,17 @@ def bound(runs: list[Path], names: set[str]) -> str:
 def _first_round(run: Path, row: TaskResult) -> float:
     """The bill of a recorded row's first round: its first job's trace (one per round)."""
     recorded = Path(row.traces)
-    folder = run.parent / f"{run.stem}-traces" / recorded.parent.name / recorded.name
+    folder = traces_of(run) / recorded.parent.name / recorded.name
     jobs = sorted(folder.glob("*.jsonl"))
     if not jobs:
         return row.cost
     done = [json.loads(line) for line in jobs[0].read_text().splitlines()]
     return max((e.get("cost", 0.0) for e in done if e.get("type") == "done"), default=row.cost)
+
+
+def traces_of(run: Path) -> Path:
+    """The traces folder an ``eval`` run wrote beside its results (``eval.run``)."""
+    return run.parent / f"{run.stem}-traces"
 
 
 def report(rows: list[tuple[TaskResult, int]], folds: list[str]) -> None:
@@ -188,8 +193,7 @@ async def main_async(args: argparse.Namespace) -> None:
     notes = []
     with tempfile.TemporaryDirectory(prefix="two-fold-traces-") as tmp:
         for i, run in enumerate(runs):  # one folder the replay workers read
-            traces = run.parent / f"{run.stem}-traces"
-            (Path(tmp) / str(i)).symlink_to(traces.resolve(), target_is_directory=True)
+            (Path(tmp) / str(i)).symlink_to(traces_of(run).resolve(), target_is_directory=True)
         base = (
             load_config(Path.cwd(), Path(args.config))
             if args.live

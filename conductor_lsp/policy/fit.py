@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,18 +56,14 @@ def fit(
     it. Measured on the synthetic pool (bench/train_conductor.py): without it a
     two-file bug was sent to the cheap worker alone at P = 0.94; with 0.7, 0.57.
     """
-    rng = random.Random(seed)
+    drop = _dropper(word_dropout, seed)
     rows = _rows(policy, examples)
     w = policy.weights
     g2: dict[int, float] = {}
     weight, square, root = w.get, g2.get, math.sqrt
-
-    def drop() -> bool:
-        return rng.random() < word_dropout
-
     for _ in range(epochs):
         for parts, y in rows:
-            x = parts.pick(drop if word_dropout else None, ordered=False)
+            x = parts.pick(drop, ordered=False)
             err = sigmoid(sum(weight(i, 0.0) for i in x)) - float(y)
             for i in x:  # AdaGrad, one feature at a time
                 wi = weight(i, 0.0)
@@ -96,21 +92,25 @@ def nudge(
     cheap worker's chance on every task of that suite from 0.99 to 0.01 and it was
     never asked again (``bench/shift.py``: 1.97x the in-suite policy's $ per solved).
     """
-    rng = random.Random(seed)
+    drop = _dropper(word_dropout, seed)
     w = policy.weights
-
-    def drop() -> bool:
-        return rng.random() < word_dropout
-
     rows = _rows(policy, examples)
     for _ in range(passes):
         for parts, y in rows:
-            x = parts.pick(drop if word_dropout else None)
+            x = parts.pick(drop)
             err = sigmoid(sum(w.get(i, 0.0) for i in x)) - float(y)
             step = rate * err / max(1, len(x))
             for i in x:
                 w[i] = w.get(i, 0.0) - step
     add_bills(policy, examples)
+
+
+def _dropper(word_dropout: float, seed: int) -> Callable[[], bool] | None:
+    """Asked once per droppable group of a pass: leave it out (None: keep every word)."""
+    if not word_dropout:
+        return None
+    rng = random.Random(seed)
+    return lambda: rng.random() < word_dropout
 
 
 def _rows(policy: Policy, examples: Sequence[Example]) -> list[tuple[Parts, bool]]:
