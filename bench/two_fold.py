@@ -38,7 +38,7 @@ from conductor_lsp.configure.load import layered
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import TaskResult, evaluate, load_suite
 from conductor_lsp.eval.run import read_results
-from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit
+from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit, scores
 from conductor_lsp.policy.offline import stop_rule
 from conductor_lsp.workers import replay
 
@@ -60,8 +60,23 @@ def fitted(episodes: list[Any], train: list[Any] | None, path: Path) -> str:
     tasks = f"{len(train)} tasks" if train is not None else f"{briefs} briefs"
     return (
         f"{len(examples)} verdicts ({greens} green) of {tasks}, "
+        f"weights trusted {policy.trust:g} against the base rates, "
         f"stop rule on {turns} rounds, {seconds:.2f} s"
     )
+
+
+def sureness(episodes: list[Any], held: list[Any], path: Path) -> str:
+    """Log loss on the held-out half's verdicts: the fold's weights alone, its base rates
+    alone, and the two as far as the fit trusted its weights (lower is better)."""
+    policy = Policy.load(path)
+    mine = [e for e in episodes if any(t.instruction in e.task for t in held)]
+    examples = examples_from(mine, policy)
+    trust = policy.trust
+    losses = []
+    for label, t in (("weights alone", 1.0), ("base rates alone", 0.0), ("as fitted", trust)):
+        policy.trust = t
+        losses.append(f"{label} {scores(policy, examples).get('log_loss', float('nan')):.3f}")
+    return f"held-out log loss on {len(examples)} verdicts: " + ", ".join(losses)
 
 
 def chosen(text: str, workers: Any, policy: Path) -> dict[str, dict[str, Any]]:
@@ -204,6 +219,7 @@ async def main_async(args: argparse.Namespace) -> None:
             train = [t for t in tasks if t not in held]
             policy = out / f"fold-{k + 1}-policy.json"
             notes.append(f"fold {k + 1}: policy fitted on {fitted(episodes, train, policy)}")
+            notes.append(f"fold {k + 1}: {sureness(episodes, held, policy)}")
             layers = chosen(args.strategy, base.workers, policy)
             rows += await fold(args, base, held, layers, out / f"fold-{k + 1}")
             print(f"fold {k + 1} done", flush=True)

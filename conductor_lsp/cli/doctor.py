@@ -111,5 +111,6 @@ def policy_row(path: Path) -> tuple[str, str, str]:
         "policy",
         "ok",
         f"{path}: {about.get('examples', 0)} judged candidates from {sources}, "
-        f"{about.get('when', '?')}; reads the task's {reads}; held-out: {figures}; {stop}",
+        f"{about.get('when', '?')}; reads the task's {reads}; weights trusted "
+        f"{policy.trust:g} against the base rates; held-out: {figures}; {stop}",
     )

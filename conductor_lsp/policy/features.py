@@ -208,6 +208,18 @@ def feature_parts(
     return Parts(fixed, groups)
 
 
+def kind(brief_features: Sequence[str], action: Action, pool: Sequence[WorkerInfo]) -> str | None:
+    """What a base rate is kept per: the worker's ranks in its pool, the wording and the
+    round (a retry after a failed round is greener far less often). Ranks, not names, so
+    a base rate carries over to a pool the policy has not seen (None: not in the pool)."""
+    info = next((w for w in pool if w.name == action.worker), None)
+    if info is None:
+        return None
+    _, ranks = worker_features(info, pool)
+    later = "round:later" in brief_features
+    return "|".join([*ranks, f"i:{action.wording}", "round:later" if later else "round:first"])
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _hash(name: str) -> int:
     return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big") % DIM

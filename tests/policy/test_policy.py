@@ -84,6 +84,7 @@ def test_word_dropout_lets_the_tasks_shape_carry_a_verdict_its_own_words_would_h
     for dropout in (0.0, 0.7):
         policy = Policy()
         fit(policy, examples, word_dropout=dropout)
+        policy.trust = 1.0  # the weights alone, not shrunk toward the base rates
         chance[dropout] = policy.p_green(two_files, Action("ash", "direct"), unseen)
     assert chance[0.7] < chance[0.0] - 0.1, chance
 
@@ -136,16 +137,17 @@ def test_in_waves_a_cheap_worker_right_half_the_time_goes_first_and_a_hopeless_o
     monkeypatch: pytest.MonkeyPatch, prefer: str
 ) -> None:
     """Run in waves, the dear call is paid only when the cheap one failed: at P = 0.6 and
-    a tenth of the price, both (expected 1 + 0.4 x 10 = 5 against 10); all at once, the
-    dear one alone; a cheap one at P = 0.06 is worth less per dollar than the dear one
-    and is left out; under P = 0.05 nothing is picked at all."""
+    a tenth of the price, both (expected 1 + 0.4 x 10 = 5 against 10; cost mode, the
+    least $ per chance, the cheap one alone: the floor's call follows it when it fails);
+    all at once, the dear one alone; a cheap one at P = 0.06 is worth less per dollar
+    than the dear one and is left out; under P = 0.05 nothing is picked at all."""
     workers = pool("cheap", "dear")
     chance = {"cheap": 0.6, "dear": 0.95}
     policy = Policy(target=0.8, explore=0.0)
     policy.wordings = {"direct": DIRECT}
     monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
     picks = [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)]
-    assert sorted(picks) == ["cheap", "dear"]
+    assert sorted(picks) == (["cheap"] if prefer == "cost" else ["cheap", "dear"])
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="latency")] == ["dear"]
     chance["cheap"] = 0.06
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)] == ["dear"]
@@ -159,6 +161,7 @@ def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
     policy = Policy()
     fit(policy, table_examples())
     policy.about = {"examples": 48, "trained_on": ["hand"]}
+    policy.trust = 0.3  # the base rates are read back too
     path = tmp_path / "policy.json"
     policy.save(path)
     again = Policy.load(path)
@@ -169,6 +172,7 @@ def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
             policy.p_green(brief, action, workers), abs=1e-5
         )
     assert again.about == policy.about and again.wordings == policy.wordings
+    assert again.prior == policy.prior and again.trust == 0.3
     assert json.loads(path.read_text())["format"] == "conductor-lsp-policy"  # JSON, no pickle
     bad = {
         "list.json": "[1, 2]",
@@ -287,6 +291,7 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
         [*cli, "doctor", str(out.parent)], capture_output=True, text=True, timeout=120, env=env
     )
     assert "48 judged candidates" in doctor.stdout and "pick_green" in doctor.stdout
+    assert f"weights trusted {Policy.load(out).trust:g} against" in doctor.stdout
     summary = subprocess.run(
         [*cli, "episodes", str(out.parent), "--summary", "--file", str(episodes)],
         capture_output=True, text=True, timeout=120, env=env,

@@ -1,0 +1,66 @@
+"""How far a fitted policy trusts its weights against the base rates: measured by
+``fit`` on tasks it leaves out, so words that tell the workers apart are kept and words
+that only happened to go with a verdict are not."""
+
+from __future__ import annotations
+
+import random
+
+from helpers import FAIL
+from helpers import policy_pool as pool
+from test_policy import table_examples, task
+
+from conductor_lsp import FileContext, Task
+from conductor_lsp.policy import Action, Example, Policy, fit
+from conductor_lsp.policy.fit import nudge
+
+VOCAB = ["parser", "cache", "index", "window", "buffer", "token"]
+
+
+def noisy_brief(n: int, rng: random.Random) -> str:
+    """A one-file bug told in three words of a small vocabulary, drawn at random."""
+    words = " ".join(rng.sample(VOCAB, 3))
+    failure = FAIL.format(msg=f"AssertionError: assert {n} == {n + 1}")
+    files = (FileContext(f"m{n}.py", "x = 1\n" * 8),)
+    return Task(f"The {words} code is wrong in case {n}.", files, test_failures=failure).brief()
+
+
+def test_words_that_say_nothing_leave_the_cheap_workers_chance_at_its_base_rate() -> None:
+    rng = random.Random(1)
+    examples = []
+    for n in range(16):  # the cheap worker is green at random, whatever the words say
+        brief, workers = noisy_brief(n, rng), pool(f"c{n}", f"d{n}")
+        examples.append(Example(brief, workers, Action(f"c{n}", "direct"), rng.random() < 0.5))
+        examples.append(Example(brief, workers, Action(f"d{n}", "direct"), True))
+    policy = Policy()
+    fit(policy, examples)
+    green = sum(e.green for e in examples[::2])
+    base = (green + 0.5) / (16 + 1)
+    unseen = pool("ash", "oak")
+    new = [noisy_brief(100 + k, rng) for k in range(10)]
+    chances = [policy.p_green(b, Action("ash", "direct"), unseen) for b in new]
+    assert policy.trust <= 0.2
+    assert max(abs(c - base) for c in chances) < 0.05, (base, chances)
+    policy.trust = 1.0  # the weights alone read the words as if they meant something
+    alone = [policy.p_green(b, Action("ash", "direct"), unseen) for b in new]
+    assert max(abs(c - base) for c in alone) > 0.1, (base, alone)
+
+
+def test_words_that_tell_the_workers_apart_are_trusted() -> None:
+    policy = Policy()
+    fit(policy, table_examples())
+    assert policy.trust >= 0.75
+    assert policy.prior  # and the base rates are kept beside them, per kind of action
+
+
+def test_an_online_update_counts_its_verdicts_into_the_base_rates() -> None:
+    policy = Policy()
+    fit(policy, table_examples())
+    before = {k: list(v) for k, v in policy.prior.items()}
+    brief, workers = task("bugfix", 50).brief(), pool("c", "d")
+    nudge(policy, [Example(brief, workers, Action("c", "direct"), False, 0.001)])
+    changed = {k for k in policy.prior if policy.prior[k] != before.get(k)}
+    assert len(changed) == 1
+    (k,) = changed
+    assert k.startswith("price:cheapest") and policy.prior[k][1] == before[k][1] + 1
+    assert policy.prior[k][0] == before[k][0]
