@@ -47,11 +47,20 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 class Logistic:
-    name = "logistic (today's)"
+    """The policy's learner; ``trust`` fixed overrides the one ``fit`` measures (1: the
+    weights alone, 0: the base rates alone)."""
+
+    def __init__(self, trust: float | None = None) -> None:
+        self.trust = trust
+        self.name = {None: "logistic (the policy's: trust as fitted)",
+                     1.0: "logistic, weights alone (trust 1)",
+                     0.0: "base rates alone (trust 0)"}.get(trust, f"trust {trust}")  # fmt: skip
 
     def fit(self, rows: Sequence[Example]) -> Chance:
         policy = Policy()
         fit(policy, rows)
+        if self.trust is not None:
+            policy.trust = self.trust
         return policy.p_green
 
 
@@ -142,7 +151,7 @@ def compare(examples: Sequence[Example], folds: int, seed: int) -> list[list[obj
     by_task = tables(examples)
     names = sorted(by_task)
     random.Random(seed).shuffle(names)
-    learners = [Logistic(), Neighbours(), Thompson(seed)]
+    learners = [Logistic(), Logistic(1.0), Logistic(0.0), Neighbours(), Thompson(seed)]
     rows = []
     static = [(any(e.green for e in r if e.action.wording == "direct" and _is_top(e)),
                sum(e.cost for e in r if e.action.wording == "direct" and _is_top(e)))
@@ -209,6 +218,7 @@ def main() -> None:
     ap.add_argument("--from-eval", nargs="*", default=[], help="recorded eval results (JSONL)")
     ap.add_argument("--scripted", action="store_true", help="record the scripted pool's table")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--first-round", action="store_true", help="first-round verdicts only")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     runs = [Path(p) for p in args.from_eval]
@@ -216,6 +226,10 @@ def main() -> None:
         runs += scripted_runs(Path(tempfile.mkdtemp(prefix="learners-")))
     episodes = [e for r in runs for e in read_episodes(eval_episodes(r))]
     examples = examples_from(episodes, Policy())
+    if args.first_round:  # a retry's brief names the attempt before it: a task of its own
+        examples = [e for e in examples if "## Previous attempt" not in e.brief]
+        once = {(e.brief, e.action): e for e in reversed(examples)}  # a request asked twice
+        examples = [e for e in examples if once[(e.brief, e.action)] is e]  # by two runs
     print(f"{len(examples)} verdicts on {len(tables(examples))} tasks from {len(runs)} runs")
     rows = compare(examples, args.folds, args.seed)
     print(table(["learner", "solved", "$", "fit s (1,000 verdicts)"], rows))
