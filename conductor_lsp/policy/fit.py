@@ -29,6 +29,10 @@ NUDGE_PASSES = 5
 TRUSTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
 #: Fewer tasks than this say too little to measure the weights by.
 TRUST_TASKS = 6
+#: At most this many (row, pass) updates per fit that measures the trust: with many
+#: verdicts each pass holds many updates, and the fit of 1,000 stays under a second
+#: (1.14 s with half the passes, 0.61 s without measuring; bench/README.md).
+TRUST_ROW_PASSES = 4000
 
 
 @dataclass
@@ -101,9 +105,9 @@ def trusted(
 ) -> float:
     """How far to trust fitted weights against the base rates: the ``TRUSTS`` step whose
     chances score best (log loss) on tasks left out, two folds by task, each fitted as
-    ``fit`` fits in half the passes (the fit's time; the step chosen was the same or a
-    neighbour in bench's folds). Fewer than ``TRUST_TASKS`` tasks say too little:
-    ``policy.trust`` stays.
+    ``fit`` fits in half the passes, fewer past ``TRUST_ROW_PASSES`` (the fit's time; the
+    step chosen was the same or a neighbour in bench's folds). Fewer than
+    ``TRUST_TASKS`` tasks say too little: ``policy.trust`` stays.
 
     Why: on bench/tasks and the HumanEval-fix sample (17 tasks a fold) the weights alone
     scored worse on tasks they had not seen than the base rates alone (bench/README.md,
@@ -115,8 +119,9 @@ def trusted(
     for k in range(2):
         held = set(briefs[k::2])
         w: dict[int, float] = {}
-        _train(w, [(p, g) for e, p, g in rows if e.brief not in held], max(5, epochs // 2), l2,
-               _dropper(word_dropout, seed))  # fmt: skip
+        train = [(p, g) for e, p, g in rows if e.brief not in held]
+        passes = max(5, min(epochs // 2, TRUST_ROW_PASSES // max(1, len(train))))
+        _train(w, train, passes, l2, _dropper(word_dropout, seed))
         rates = Policy()
         add_rates(rates, [e for e, _, _ in rows if e.brief not in held])
         for e, parts, green in rows:

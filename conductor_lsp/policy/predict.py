@@ -138,9 +138,10 @@ class Policy:
     def p_green(self, brief: str, action: Action, pool: Sequence[WorkerInfo]) -> float:
         """The weights' chance, shrunk toward the action kind's base rate by ``trust``
         (in log-odds). Why: fitted on a few dozen tasks, the weights' chances are far too
-        sure on tasks they have not seen (held-out log loss 0.83-0.93 on bench/tasks and
-        the HumanEval-fix sample, where the base rates alone score 0.52-0.58), and a cheap
-        worker put at 5% where it was green is never asked."""
+        sure on tasks they have not seen (held-out log loss 0.60-1.28 per fold on
+        bench/tasks and the HumanEval-fix sample, where the base rates alone score
+        0.47-0.62; bench/README.md, "How sure the policy is"), and a cheap worker put at
+        5% where it was green is never asked."""
         view = self.task_view(brief)
         x = features(view, action, pool)
         if not x:
