@@ -64,3 +64,21 @@ def test_an_online_update_counts_its_verdicts_into_the_base_rates() -> None:
     (k,) = changed
     assert k.startswith("price:cheapest") and policy.prior[k][1] == before[k][1] + 1
     assert policy.prior[k][0] == before[k][0]
+
+
+def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds() -> None:
+    """A later round's brief (other failures, the attempt before it) is the same task: the
+    folds that measure the trust keep it with its first round, so a task's own words are
+    never on both sides."""
+    from conductor_lsp.policy.fit import _task_of
+
+    first = task("bugfix", 7)
+    later = Task(
+        first.instruction,
+        first.files,
+        test_failures=FAIL.format(msg="AssertionError: assert 8 == 9"),
+        previous="step 0 (small): the tests still fail",
+    )
+    assert first.brief() != later.brief()
+    assert _task_of(first.brief()) == _task_of(later.brief())
+    assert _task_of(first.brief()) != _task_of(task("bugfix", 8).brief())
