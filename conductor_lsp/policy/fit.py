@@ -18,7 +18,7 @@ from ..conductor.static import DIRECT, RETRY
 from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
 from .features import Action, Parts, feature_parts, kind, sigmoid
-from .predict import Policy, index
+from .predict import Policy, index, shrunk
 
 WORD_DROPOUT = 0.7
 #: How far one pass of an online update moves an example's own log-odds, at most.
@@ -117,7 +117,8 @@ def trusted(
         return policy.trust
     scored: list[tuple[float, float | None, bool]] = []
     for k in range(2):
-        held = {e.brief for e, _, _ in rows if _task_of(e.brief) in set(tasks[k::2])}
+        half = set(tasks[k::2])
+        held = {e.brief for e, _, _ in rows if _task_of(e.brief) in half}
         w: dict[int, float] = {}
         train = [(p, g) for e, p, g in rows if e.brief not in held]
         passes = max(5, min(epochs // 2, TRUST_ROW_PASSES // max(1, len(train))))
@@ -141,9 +142,7 @@ def _task_of(brief: str) -> str:
 def _log_loss(scored: Sequence[tuple[float, float | None, bool]], trust: float) -> float:
     loss = 0.0
     for z, rate, green in scored:
-        if rate is not None:
-            z = trust * z + (1 - trust) * math.log(rate / (1 - rate))
-        p = min(max(sigmoid(z), 1e-6), 1 - 1e-6)
+        p = min(max(sigmoid(shrunk(z, rate, trust)), 1e-6), 1 - 1e-6)
         loss -= math.log(p if green else 1 - p)
     return loss
 

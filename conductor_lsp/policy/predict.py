@@ -148,9 +148,7 @@ class Policy:
             return 0.0
         z = sum(self.weights.get(i, 0.0) for i in x)
         rate = self.base_rate(view, action, pool) if self.trust < 1 else None
-        if rate is None:
-            return sigmoid(z)
-        return sigmoid(self.trust * z + (1 - self.trust) * math.log(rate / (1 - rate)))
+        return sigmoid(shrunk(z, rate, self.trust))
 
     def base_rate(
         self, view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]
@@ -319,6 +317,11 @@ class Policy:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def shrunk(z: float, rate: float | None, trust: float) -> float:
+    """The weights' log-odds ``z`` shrunk toward a base rate by ``trust`` (None: no rate)."""
+    return z if rate is None else trust * z + (1 - trust) * math.log(rate / (1 - rate))
 
 
 def nominal_cost(info: WorkerInfo, prompt_tokens: int) -> float:
