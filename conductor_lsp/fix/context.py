@@ -14,7 +14,10 @@ from ..testrun import TestRun
 
 MAX_CONTEXT_FILES = 8
 _NAMED = re.compile(r"(?<![\w./-])([\w][\w./-]*\.py)\b")
-_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w.]+))",
+    re.M,
+)
 
 
 def is_test_path(rel: str) -> bool:
@@ -28,18 +31,33 @@ def is_test_path(rel: str) -> bool:
     )
 
 
-def local_imports(root: Path, text: str) -> list[str]:
-    """Workspace modules a file imports: the code under test is usually among them."""
+def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
+    """Workspace modules a file imports: the code under test is usually among them.
+    Relative imports (``from .core import x``, ``from . import core``) are read from
+    ``rel``, the importing file's path: a package's ``__init__.py`` usually re-exports
+    what its modules define, and the module is the file to change."""
     out = []
-    for a, b in _IMPORT.findall(text):
-        parts = (a or b).split(".")
-        for base in (root, root / "src"):
-            for cand in (
-                base.joinpath(*parts).with_suffix(".py"),
-                base.joinpath(*parts, "__init__.py"),
-            ):
-                if cand.is_file():
-                    out.append(cand.relative_to(root).as_posix())
+    for dots, module, names, plain in _IMPORT.findall(text):
+        if dots:
+            parts = PurePosixPath(rel).parent.parts
+            up = len(dots) - 1
+            if not rel or up > len(parts) or ".." in parts:
+                continue  # no importing file, or above the workspace
+            bases = [root.joinpath(*parts[: len(parts) - up])]
+        else:
+            bases = [root, root / "src"]
+        dotted = (module or plain).split(".") if module or plain else []
+        # ``from . import core``: the names may be modules of the package
+        named = [n.split()[0] for n in names.split(",") if n.strip()]
+        targets = [dotted] if dotted else [[n] for n in named]
+        for base in bases:
+            for target in targets:
+                for cand in (
+                    base.joinpath(*target).with_suffix(".py"),
+                    base.joinpath(*target, "__init__.py"),
+                ):
+                    if cand.is_file():
+                        out.append(cand.relative_to(root).as_posix())
     return out
 
 
@@ -65,7 +83,7 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
         if disk is not None and len(disk.text) <= MAX_FILE_CHARS:
             editable = rel not in failing and not is_test_path(rel)
             out.append(FileContext(rel, disk.text, editable=editable))
-            queue += [m for m in local_imports(root, disk.text) if m not in seen]
+            queue += [m for m in local_imports(root, disk.text, rel) if m not in seen]
     return out
 
 

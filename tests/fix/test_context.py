@@ -1,0 +1,67 @@
+"""What a fix round shows: the files the failures name and the modules those import,
+relative imports included (a package's ``__init__.py`` re-exports what its modules
+define, and the module is where the change goes)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from conductor_lsp import run_tests
+from conductor_lsp.fix.context import context_files, local_imports
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_a_package_that_re_exports_shows_the_module_the_name_must_be_added_to(
+    tmp_path: Path,
+) -> None:
+    root = write(
+        tmp_path,
+        {
+            "dz/__init__.py": "from .core import merge\n",
+            "dz/core.py": "def merge(a, b):\n    return {**a, **b}\n",
+            "dz/tests/__init__.py": "",
+            "dz/tests/test_core.py": "from dz import merge, assoc\n\n\n"
+            "def test_assoc():\n    assert assoc({}, 'a', 1) == {'a': 1}\n",
+        },
+    )
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider dz/tests/test_core.py"
+    run = asyncio.run(run_tests(command, root, 60))
+    assert not run.passed  # the name is missing: an ImportError while collecting
+    shown = {f.path: f.editable for f in context_files(root, run, [], [])}
+    assert shown.get("dz/core.py") is True, shown
+    assert shown.get("dz/tests/test_core.py") is False, shown
+
+
+def test_relative_imports_resolve_from_the_importing_file(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/a.py": "",
+            "src/pkg/sub/__init__.py": "",
+            "src/pkg/sub/b.py": "",
+            "src/pkg/sub/c.py": "",
+            "a.py": "",  # the same name at the root is not what ``from ..a`` means
+            "src/pkg/sub/see.py": "",  # an alias names no module
+        },
+    )
+    text = (
+        "from __future__ import annotations\n"
+        "from ..a import x\n"
+        "from . import b, c as see\n"
+        "from .c import (\n    y,\n)\n"
+        "import os\n"
+    )
+    found = local_imports(root, text, "src/pkg/sub/mod.py")
+    assert sorted(set(found)) == ["src/pkg/a.py", "src/pkg/sub/b.py", "src/pkg/sub/c.py"]
+    assert local_imports(root, "from ...... import a\n", "src/pkg/sub/mod.py") == []
+    assert local_imports(root, "from .b import z\n") == []  # no importing file: unknown
