@@ -44,9 +44,14 @@ def pool_toml(root: Path, url: str, cheap: list[str]) -> None:
     )
 
 
+@pytest.mark.parametrize(("trust", "within"), [(1.0, 5), (0.0, 10)], ids=["weights", "rates"])
 def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
-    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch, trust: float, within: int
 ) -> None:
+    """With the trust at 1 the weights decide (a fresh policy); at 0, as ``fit`` measured
+    it on the real suites, only the base rates do. Those weigh three greens as evidence,
+    and forget (``fit.FORGET``), so a worker that turned bad is dropped after more jobs
+    (nine here; bench/README.md, "When the pool changes"), but dropped."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = {"old": 0}
 
@@ -60,18 +65,53 @@ def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
     standin.responder = respond
     root = calc_project(tmp_path / "ws", repo=True)
     pool_toml(root, standin.url, ["old"])
-    Policy().save(root / "p.json")  # it knows nothing yet
+    Policy(trust=trust).save(root / "p.json")  # it knows nothing yet
     firsts = [first_worker(root) for _ in range(3)]
     assert firsts == ["old"] * 3  # new to the pool, cheap, and right: tried first
     bad = []
-    for _ in range(8):
+    for _ in range(within + 3):
         bad.append(first_worker(root))
-    assert bad[0] == "old" and "big" in bad[:5], bad  # abandoned within a few jobs
-    assert bad[4:].count("old") <= 1, bad  # and stays so but for a rare second look
+    assert bad[0] == "old" and "big" in bad[:within], bad  # abandoned
+    assert bad[within - 1 :].count("old") <= 1, bad  # and stays so but for a rare second look
     pool_toml(root, standin.url, ["old", "new"])
     adopted = [first_worker(root) for _ in range(3)]
     # a new cheap worker is tried at once and in use at the end (its success lifts what it
     # shares with the old one, its rank, so the old one may be tried once more)
     assert adopted[0] == adopted[-1] == "new" and adopted.count("new") >= 2, adopted
     policy = Policy.load(root / "p.json")
-    assert policy.about["online_updates"] == 14
+    assert policy.about["online_updates"] == 3 + within + 3 + 3
+
+
+def test_a_worker_with_a_long_record_that_turns_bad_is_dropped_within_dozens_of_jobs() -> None:
+    """Fitted on 30 verdicts a wording (three in four green), a cheap worker at a fifth of
+    big's price then fails every job. Counted as a fit counts, the base rates would put
+    it first for 162 more jobs; online updates forget, so it is dropped within 35."""
+    from conductor_lsp import FileContext, Task
+    from conductor_lsp.policy import Action, Example
+    from conductor_lsp.policy.fit import add_bills, add_rates, nudge
+    from conductor_lsp.protocols import WorkerInfo
+
+    pool = [
+        WorkerInfo("old", "cheap", 0.6, 3.0, "openai", strength=1),
+        WorkerInfo("big", "dear", 3.0, 15.0, "openai", strength=2),
+    ]
+    failing = "FAILED test_calc.py::test_add - assert 1 == 2"
+    brief = Task("Fix calc.", (FileContext("calc.py", "x = 1\n"),), test_failures=failing).brief()
+    record = [
+        Example(brief, pool, Action("old", wording), k % 4 != 0, 0.0008)
+        for k in range(30)
+        for wording in ("direct", "cause")
+    ] + [Example(brief, pool, Action("big", "direct"), True, 0.004)] * 30
+    policy = Policy(trust=0.0)
+    add_rates(policy, record)
+    add_bills(policy, record)
+    firsts = []
+    for _ in range(40):
+        picks = policy.choose(brief, pool, 3, prefer="balanced")
+        first = min(picks, key=lambda r: -r[1] / r[2])[0]  # the first wave's pick
+        firsts.append(first.worker)
+        verdicts = [Example(brief, pool, Action("big", "direct"), True, 0.004)]
+        if first.worker == "old":
+            verdicts.append(Example(brief, pool, first, False, 0.0008))
+        nudge(policy, verdicts)
+    assert firsts[0] == "old" and firsts[-5:] == ["big"] * 5, firsts

@@ -12,7 +12,7 @@ from test_policy import table_examples, task
 
 from conductor_lsp import FileContext, Task
 from conductor_lsp.policy import Action, Example, Policy, fit
-from conductor_lsp.policy.fit import nudge
+from conductor_lsp.policy.fit import FORGET, nudge
 
 VOCAB = ["parser", "cache", "index", "window", "buffer", "token"]
 
@@ -62,8 +62,9 @@ def test_an_online_update_counts_its_verdicts_into_the_base_rates() -> None:
     changed = {k for k in policy.prior if policy.prior[k] != before.get(k)}
     assert len(changed) == 1
     (k,) = changed
-    assert k.startswith("price:cheapest") and policy.prior[k][1] == before[k][1] + 1
-    assert policy.prior[k][0] == before[k][0]
+    assert k.startswith("price:cheapest") and k.endswith("|worker:c")
+    green, judged = before.get(k, [0.0, 0.0])
+    assert policy.prior[k] == [green * FORGET, judged * FORGET + 1]  # older verdicts fade
 
 
 def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds() -> None:
