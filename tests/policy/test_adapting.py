@@ -49,9 +49,10 @@ def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
     tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch, trust: float, within: int
 ) -> None:
     """With the trust at 1 the weights decide (a fresh policy); at 0, as ``fit`` measured
-    it on the real suites, only the base rates do. Those weigh three greens as evidence,
-    and forget (``fit.FORGET``), so a worker that turned bad is dropped after more jobs
-    (nine here; bench/README.md, "When the pool changes"), but dropped."""
+    it on the real suites, only the base rates do. Those weigh three greens as evidence
+    and forget slowly (``fit.FORGET``), so a worker that turned bad is dropped after more
+    jobs (seven here, 17 when the rates were kept per kind and never faded;
+    bench/README.md, "When the pool changes"), but dropped."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = {"old": 0}
 
