@@ -262,3 +262,61 @@ def test_task_by_task_rotates_which_strategy_goes_first() -> None:
         ("a", "static"), ("b", "static"), ("c", "static"),
         ("a", "search"), ("b", "search"), ("c", "search"),
     ]  # fmt: skip
+
+
+def quix_layout(root: Path) -> Path:
+    """A repository laid out as the QuixBugs benchmark is: programs with one defect,
+    their corrected versions, test modules reading JSON cases, a shared conftest."""
+    files = {
+        "conftest.py": "import pytest\n\n\ndef pytest_addoption(parser):\n"
+        "    parser.addoption('--correct', action='store_true')\n\n\n"
+        "def pytest_configure(config):\n    pytest.use_correct = config.getoption('--correct')\n",
+        "python_testcases/load_testdata.py": "import json\nfrom pathlib import Path\n\n\n"
+        "def load_json_testcases(name):\n"
+        "    path = Path(__file__).parent / '..' / f'json_testcases/{name}.json'\n"
+        "    return [json.loads(line) for line in path.read_text().splitlines()]\n",
+        "python_programs/gcd.py": "def gcd(a, b):\n    if b == 0:\n        return a\n"
+        "    return gcd(a % b, b)\n",
+        "correct_python_programs/gcd.py": "def gcd(a, b):\n    if b == 0:\n        return a\n"
+        "    return gcd(b, a % b)\n",
+        "json_testcases/gcd.json": "[[35, 21], 7]\n[[13, 13], 13]\n",
+        "python_testcases/test_gcd.py": "import pytest\nfrom load_testdata import "
+        "load_json_testcases\n\nif pytest.use_correct:\n"
+        "    from correct_python_programs.gcd import gcd\nelse:\n"
+        "    from python_programs.gcd import gcd\n\n\n"
+        "@pytest.mark.parametrize('args,expected', load_json_testcases('gcd'))\n"
+        "def test_gcd(args, expected):\n    assert gcd(*args) == expected\n",
+        # a "corrected" program that is not: the task is left out, and says why
+        "python_programs/inc.py": "def inc(x):\n    return x\n",
+        "correct_python_programs/inc.py": "def inc(x):\n    return x - 1\n",
+        "python_testcases/test_inc.py": "from python_programs.inc import inc\n\n\n"
+        "def test_inc():\n    assert inc(1) == 2\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+async def test_quixbugs_tasks_fail_as_given_and_pass_with_the_corrected_program(
+    tmp_path: Path,
+) -> None:
+    repo = quix_layout(tmp_path / "QuixBugs")
+    out = tmp_path / "quix"
+    script = SUITE.parent / "quixbugs_tasks.py"
+    built = subprocess.run(
+        [sys.executable, str(script), "--repo", str(repo), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "skipped inc: fails with its fix" in built.stdout
+    (task,) = load_suite(out)
+    assert task.name == "quix_gcd" and task.instruction == "Fix the bug in gcd."
+    shown = (task.path / "python_testcases" / "test_gcd.py").read_text()
+    assert "correct_python_programs" not in shown  # the fix is never in the workspace
+    ws = prepare(task, tmp_path / "ws")
+    assert not (await run_tests(task.test_command(), ws, 60)).passed
+    assert apply_output_to_disk(ws, task.solution).written == ["python_programs/gcd.py"]
+    assert (await run_tests(task.test_command(), ws, 60)).passed

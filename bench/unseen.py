@@ -1,0 +1,60 @@
+"""A suite none of the policy's data came from: one policy fitted on other suites'
+recorded runs (``--fit-from``, repeatable), then every strategy on every task, live, in
+the given order, side by side and priced (the comparison of ``bench/two_fold.py``
+without folds: nothing of this suite was seen).
+
+    python bench/unseen.py --suite /tmp/quixbugs --config bench/configs/local_pair.toml \\
+        --fit-from bench/results/tasks-record-2026-12-03.jsonl \\
+        --fit-from bench/results/he-record-2026-12-03.jsonl \\
+        --strategy static,cascade,policy@cost,policy,search --out /tmp/unseen
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+
+from two_fold import chosen, fitted, fold, report
+
+from conductor_lsp import load_config
+from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.eval import load_suite
+from conductor_lsp.policy import eval_episodes
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    tasks = load_suite(Path(args.suite))
+    if args.tasks:
+        wanted = args.tasks.split(",")
+        tasks = sorted((t for t in tasks if t.name in wanted), key=lambda t: wanted.index(t.name))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    episodes = [e for p in args.fit_from for e in read_episodes(eval_episodes(Path(p)))]
+    policy = out / "policy.json"
+    notes = [f"policy fitted on {fitted(episodes, None, policy)} of the other suites"]
+    base = load_config(Path.cwd(), Path(args.config))
+    layers = chosen(args.strategy, base.workers, policy)
+    rows = await fold(args, base, tasks, layers, out / "runs")
+    report(rows, notes)
+    (out / "rows.jsonl").write_text(
+        "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--suite", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--fit-from", action="append", required=True,
+                    help="another suite's recorded eval run")  # fmt: skip
+    ap.add_argument("--strategy", default="static,search,cascade,policy,policy@cost")
+    ap.add_argument("--tasks", help="comma-separated task names, in the order run")
+    ap.add_argument("--rounds", type=int, default=2, help="max_iterations")
+    ap.add_argument("--out", default="/tmp/unseen")
+    asyncio.run(main_async(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
