@@ -17,8 +17,9 @@ from typing import Any
 from ..conductor.static import DIRECT, RETRY
 from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
+from . import rates
 from .features import Action, Parts, feature_parts, sigmoid
-from .predict import Policy, index, rate_keys, shrunk
+from .predict import Policy, index, shrunk
 
 WORD_DROPOUT = 0.7
 #: How far one pass of an online update moves an example's own log-odds, at most.
@@ -217,11 +218,9 @@ def add_rates(policy: Policy, examples: Sequence[Example], keep: float = 1.0) ->
     judged: ``Policy.prior``), after keeping ``keep`` of what it had counted (1: all, as a
     fit counts; an online update forgets, ``FORGET``)."""
     for e in examples:
-        keys = rate_keys(policy.task_view(e.brief), e.action, e.workers)
+        keys = rates.keys(policy.task_view(e.brief), e.action, e.workers)
         if keys is not None:
-            rate = policy.prior.setdefault(keys[1], [0.0, 0.0])
-            rate[0] = rate[0] * keep + e.green
-            rate[1] = rate[1] * keep + 1
+            rates.count(policy.prior, keys[1], e.green, keep)
 
 
 def examples_from(episodes: Sequence[Episode], policy: Policy) -> list[Example]:

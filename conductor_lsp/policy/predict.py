@@ -31,12 +31,12 @@ from ..conductor.search import CAUSE
 from ..conductor.static import DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
+from . import rates
 from .features import (
     Action,
     Hidden,
     features,
     hidden_bits,
-    kind,
     seen_brief,
     sigmoid,
     task_features,
@@ -55,9 +55,6 @@ ANSWER_TOKENS = 600
 #: Below this chance an action is not worth a call: a policy that has seen nothing like
 #: the task turn green picks nothing rather than its least hopeless action.
 HOPELESS = 0.05
-#: How many verdicts a worker's other kinds, and its kind's other workers, weigh in its
-#: base rate (``base_rate``).
-OWN_WEIGHT = 2.0
 
 
 def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 4096) -> None:
@@ -83,7 +80,7 @@ class Policy:
     stop: StopRule | None = None
     #: The bonus a worker with no answers billed gets on its chance (see ``hopeful``).
     explore: float = 0.3
-    #: [green, judged] per worker within an action kind (``rate_keys``; a key without a
+    #: [green, judged] per worker within an action kind (``rates.keys``; a key without a
     #: worker, from older files, counts for the kind): the base rate the fitted weights'
     #: chance is shrunk toward (see ``p_green`` and ``base_rate``).
     prior: dict[str, list[float]] = field(default_factory=dict)
@@ -157,30 +154,9 @@ class Policy:
     def base_rate(
         self, view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]
     ) -> float | None:
-        """How often this worker was green in this kind of action, smoothed toward how
-        often it was in its other kinds (other wordings, rounds), and those toward how
-        often the other workers of the kind were (None: none judged).
-
-        Why its own: a kind is a worker's ranks in its pool, so two cheap workers share
-        one; with the trust at 0 (as ``fit`` measured it on the real suites) only this
-        rate tells a cheap worker that turned bad from a new one that solves. Why its
-        other kinds: a worker that turned bad failed in every wording. Why its kind's: a
-        worker new to the pool starts from what workers of its ranks did."""
-        keys = rate_keys(view, action, pool)
-        if keys is None:
-            return None
-        kind_key, own_key = keys
-        mine = f"|worker:{action.worker}"
-        own = self.prior.get(own_key, (0.0, 0.0))
-        its = _sum(v for k, v in self.prior.items() if k.endswith(mine) and k != own_key)
-        theirs = _sum(v for k, v in self.prior.items() if k != own_key and _of_kind(k, kind_key))
-        if not own[1] and not its[1] and not theirs[1]:
-            return None
-        mean, weight = 0.5, 1.0
-        for green, judged in (theirs, its, own):  # each shrunk toward the one before
-            if judged:
-                mean, weight = (green + weight * mean) / (judged + weight), OWN_WEIGHT
-        return mean
+        """How often this worker was green in this kind of action (``rates.base_rate``;
+        None: none judged)."""
+        return rates.base_rate(self.prior, view, action, pool)
 
     def hopeful(self, brief: str, action: Action, pool: Sequence[WorkerInfo]) -> float:
         """The chance to act on. In a pool the policy has billed before, a worker it has
@@ -341,29 +317,6 @@ class Policy:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-
-
-def rate_keys(
-    view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]
-) -> tuple[str, str] | None:
-    """Where an action's verdicts are counted in ``Policy.prior``: its kind, and its worker
-    within the kind (None: the worker is not in the pool)."""
-    k = kind(view, action, pool)
-    return None if k is None else (k, f"{k}|worker:{action.worker}")
-
-
-def _sum(counts: Iterable[Sequence[float]]) -> tuple[float, float]:
-    """[green, judged] counts added up."""
-    green = judged = 0.0
-    for g, n in counts:
-        green, judged = green + g, judged + n
-    return green, judged
-
-
-def _of_kind(key: str, kind_key: str) -> bool:
-    """Whether a ``prior`` key counts verdicts of the kind: one of its workers', or the
-    kind's own (policies written before per-worker rates)."""
-    return key == kind_key or key.startswith(f"{kind_key}|worker:")
 
 
 def shrunk(z: float, rate: float | None, trust: float) -> float:

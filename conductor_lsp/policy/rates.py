@@ -1,0 +1,77 @@
+"""Base rates: how often each worker was green in each kind of action (``features.kind``:
+its ranks in the pool, the wording, the round), the chance a policy acts on where its
+weights are not trusted (``Policy.p_green``). Counted per worker within a kind, read
+with what its other kinds and the kind's other workers say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..protocols import WorkerInfo
+from .features import Action, kind
+
+#: How many verdicts a worker's other kinds, and its kind's other workers, weigh in its
+#: base rate (``base_rate``).
+OWN_WEIGHT = 2.0
+
+
+def keys(view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]) -> tuple[str, str] | None:
+    """Where an action's verdicts are counted: its kind, and its worker within the kind
+    (None: the worker is not in the pool)."""
+    k = kind(view, action, pool)
+    return None if k is None else (k, f"{k}|worker:{action.worker}")
+
+
+def count(prior: dict[str, list[float]], key: str, green: bool, keep: float = 1.0) -> None:
+    """One verdict into ``key``'s [green, judged], after keeping ``keep`` of what it had
+    counted (1: all, as a fit counts; an online update forgets)."""
+    rate = prior.setdefault(key, [0.0, 0.0])
+    rate[0] = rate[0] * keep + green
+    rate[1] = rate[1] * keep + 1
+
+
+def base_rate(
+    prior: Mapping[str, Sequence[float]],
+    view: Sequence[str],
+    action: Action,
+    pool: Sequence[WorkerInfo],
+) -> float | None:
+    """How often this worker was green in this kind of action, smoothed toward how
+    often it was in its other kinds (other wordings, rounds), and those toward how
+    often the other workers of the kind were (None: none judged).
+
+    Why its own: a kind is a worker's ranks in its pool, so two cheap workers share
+    one; with the trust at 0 (as ``fit`` measured it on the real suites) only this
+    rate tells a cheap worker that turned bad from a new one that solves. Why its
+    other kinds: a worker that turned bad failed in every wording. Why its kind's: a
+    worker new to the pool starts from what workers of its ranks did."""
+    found = keys(view, action, pool)
+    if found is None:
+        return None
+    kind_key, own_key = found
+    mine = f"|worker:{action.worker}"
+    own = prior.get(own_key, (0.0, 0.0))
+    its = _sum(v for k, v in prior.items() if k.endswith(mine) and k != own_key)
+    theirs = _sum(v for k, v in prior.items() if k != own_key and _of_kind(k, kind_key))
+    if not own[1] and not its[1] and not theirs[1]:
+        return None
+    mean, weight = 0.5, 1.0
+    for green, judged in (theirs, its, own):  # each shrunk toward the one before
+        if judged:
+            mean, weight = (green + weight * mean) / (judged + weight), OWN_WEIGHT
+    return mean
+
+
+def _sum(counts: Iterable[Sequence[float]]) -> tuple[float, float]:
+    """[green, judged] counts added up."""
+    green = judged = 0.0
+    for g, n in counts:
+        green, judged = green + g, judged + n
+    return green, judged
+
+
+def _of_kind(key: str, kind_key: str) -> bool:
+    """Whether a key counts verdicts of the kind: one of its workers', or the kind's own
+    (policies written before per-worker rates)."""
+    return key == kind_key or key.startswith(f"{kind_key}|worker:")
