@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -61,12 +62,25 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
     return out
 
 
+def command_files(command: str) -> list[str]:
+    """Python files a test command names (``pytest tests/test_x.py::test_y``): when the
+    tests hang or crash before reporting, the only pointer to the code under test."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return [w.split("::")[0] for w in words if w.split("::")[0].endswith(".py")]
+
+
 def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -> list[FileContext]:
     """Files named by the failures (tests, traceback frames, what tests import), safe and
-    small enough to show; the tests among them are shown read only."""
-    failing = {f.file for f in run.failures if f.file}
+    small enough to show; the tests among them, and what the test command names, are
+    shown read only."""
+    ran = command_files(run.command)  # a run that timed out names nothing else
+    read_only = {f.file for f in run.failures if f.file} | set(ran)
     names: list[str] = [f.file for f in run.failures]
     names += re.findall(r"^([\w./-]+\.py):\d+", run.output, re.M)
+    names += ran
     names += extra  # after what the failures name, before what those import
     out: list[FileContext] = []
     queue = list(dict.fromkeys(n for n in names if n))
@@ -81,7 +95,7 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
         except EditError:
             continue  # refused paths are never shown to models either
         if disk is not None and len(disk.text) <= MAX_FILE_CHARS:
-            editable = rel not in failing and not is_test_path(rel)
+            editable = rel not in read_only and not is_test_path(rel)
             out.append(FileContext(rel, disk.text, editable=editable))
             queue += [m for m in local_imports(root, disk.text, rel) if m not in seen]
     return out

@@ -65,3 +65,28 @@ def test_relative_imports_resolve_from_the_importing_file(tmp_path: Path) -> Non
     assert sorted(set(found)) == ["src/pkg/a.py", "src/pkg/sub/b.py", "src/pkg/sub/c.py"]
     assert local_imports(root, "from ...... import a\n", "src/pkg/sub/mod.py") == []
     assert local_imports(root, "from .b import z\n") == []  # no importing file: unknown
+
+
+def test_tests_that_hang_still_show_the_test_file_and_the_code_it_imports(
+    tmp_path: Path,
+) -> None:
+    """A defect that loops forever: the run is killed, no failure names a file, and the
+    test command's own file is the way to the code under test."""
+    root = write(
+        tmp_path,
+        {
+            "progs/__init__.py": "",
+            "progs/count.py": "def count(n):\n    while n:\n        n ^= n - 1\n    return 0\n",
+            "tests/test_count.py": "from progs.count import count\n\n\n"
+            "def test_count():\n    assert count(127) == 7\n",
+        },
+    )
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests/test_count.py::test_count"
+    run = asyncio.run(run_tests(command, root, 3))
+    assert run.timed_out and not run.failures
+    shown = {f.path: f.editable for f in context_files(root, run, [], [])}
+    assert shown == {"tests/test_count.py": False, "progs/count.py": True}, shown
+    # a runner script the command names is shown, and never to be changed
+    (root / "check.py").write_text("import sys\nsys.exit(1)\n")
+    run = asyncio.run(run_tests(f"{sys.executable} check.py", root, 30))
+    assert [(f.path, f.editable) for f in context_files(root, run, [], [])] == [("check.py", False)]
