@@ -1,7 +1,8 @@
 """A suite none of the policy's data came from: one policy fitted on other suites'
 recorded runs (``--fit-from``, repeatable), then every strategy on every task, live, in
 the given order, side by side and priced (the comparison of ``bench/two_fold.py``
-without folds: nothing of this suite was seen).
+without folds: nothing of this suite was seen). ``--online``: the policy rows learn from
+each job as they go, as a user's policy does with ``[learn] online = true``.
 
     python bench/unseen.py --suite /tmp/quixbugs --config bench/configs/local_pair.toml \\
         --fit-from bench/results/tasks-record-2026-12-03.jsonl \\
@@ -14,11 +15,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 from two_fold import chosen, fitted, fold, report
 
 from conductor_lsp import load_config
+from conductor_lsp.configure.load import layered
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import load_suite
 from conductor_lsp.policy import eval_episodes
@@ -36,11 +40,23 @@ async def main_async(args: argparse.Namespace) -> None:
     notes = [f"policy fitted on {fitted(episodes, None, policy)} of the other suites"]
     base = load_config(Path.cwd(), Path(args.config))
     layers = chosen(args.strategy, base.workers, policy)
+    if args.online:  # each policy row learns from its own jobs, on its own copy
+        layers = {name: online(name, layer, policy, out) for name, layer in layers.items()}
     rows = await fold(args, base, tasks, layers, out / "runs")
     report(rows, notes)
     (out / "rows.jsonl").write_text(
         "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
     )
+
+
+def online(name: str, layer: dict[str, Any], policy: Path, out: Path) -> dict[str, Any]:
+    """A policy row with ``[learn] online = true`` on a copy of the fitted policy."""
+    if layer.get("conductor", {}).get("policy") is None:
+        return layer
+    mine = out / f"{name}.policy.json"
+    shutil.copy(policy, mine)
+    led = {"conductor": {"policy": str(mine.resolve())}, "learn": {"online": True}}
+    return layered(layer, led)
 
 
 def main() -> None:
@@ -53,6 +69,8 @@ def main() -> None:
     ap.add_argument("--tasks", help="comma-separated task names, in the order run")
     ap.add_argument("--rounds", type=int, default=2, help="max_iterations")
     ap.add_argument("--out", default="/tmp/unseen")
+    ap.add_argument("--online", action="store_true",
+                    help="the policy rows learn from each job ([learn] online = true)")  # fmt: skip
     asyncio.run(main_async(ap.parse_args()))
 
 
