@@ -8,7 +8,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from conductor_lsp import run_tests
+from conductor_lsp import TestRun, run_tests
 from conductor_lsp.fix.context import context_files, local_imports
 
 
@@ -18,6 +18,13 @@ def write(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root
+
+
+def shown_after(root: Path, args: str, timeout: float) -> tuple[TestRun, dict[str, bool]]:
+    """Run ``python ARGS`` in ``root`` for real; the run and what a round would show (path:
+    editable)."""
+    run = asyncio.run(run_tests(f"{sys.executable} {args}", root, timeout))
+    return run, {f.path: f.editable for f in context_files(root, run, [], [])}
 
 
 def test_a_package_that_re_exports_shows_the_module_the_name_must_be_added_to(
@@ -33,10 +40,8 @@ def test_a_package_that_re_exports_shows_the_module_the_name_must_be_added_to(
             "def test_assoc():\n    assert assoc({}, 'a', 1) == {'a': 1}\n",
         },
     )
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider dz/tests/test_core.py"
-    run = asyncio.run(run_tests(command, root, 60))
+    run, shown = shown_after(root, "-m pytest -q -p no:cacheprovider dz/tests/test_core.py", 60)
     assert not run.passed  # the name is missing: an ImportError while collecting
-    shown = {f.path: f.editable for f in context_files(root, run, [], [])}
     assert shown.get("dz/core.py") is True, shown
     assert shown.get("dz/tests/test_core.py") is False, shown
 
@@ -81,12 +86,10 @@ def test_tests_that_hang_still_show_the_test_file_and_the_code_it_imports(
             "def test_count():\n    assert count(127) == 7\n",
         },
     )
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests/test_count.py::test_count"
-    run = asyncio.run(run_tests(command, root, 3))
+    args = "-m pytest -q -p no:cacheprovider tests/test_count.py::test_count"
+    run, shown = shown_after(root, args, 3)
     assert run.timed_out and not run.failures
-    shown = {f.path: f.editable for f in context_files(root, run, [], [])}
     assert shown == {"tests/test_count.py": False, "progs/count.py": True}, shown
     # a runner script the command names is shown, and never to be changed
     (root / "check.py").write_text("import sys\nsys.exit(1)\n")
-    run = asyncio.run(run_tests(f"{sys.executable} check.py", root, 30))
-    assert [(f.path, f.editable) for f in context_files(root, run, [], [])] == [("check.py", False)]
+    assert shown_after(root, "check.py", 30)[1] == {"check.py": False}
