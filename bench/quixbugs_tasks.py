@@ -31,7 +31,7 @@ def programs(repo: Path) -> list[str]:
     return [p.stem.removeprefix("test_") for p in tests]
 
 
-def build(repo: Path, name: str, out: Path) -> Path:
+def build(repo: Path, name: str, fixed: str, out: Path) -> Path:
     """One task folder, as the benchmark lays it out (only what the program's tests need)."""
     task = out / f"quix_{name}"
     shutil.rmtree(task, ignore_errors=True)
@@ -50,7 +50,6 @@ def build(repo: Path, name: str, out: Path) -> Path:
     if cases.is_file():
         (task / "json_testcases").mkdir()
         shutil.copy(cases, task / "json_testcases")
-    fixed = (repo / "correct_python_programs" / f"{name}.py").read_text()
     (task / "task.toml").write_text(
         f'instruction = "Fix the bug in {name}."\n'
         f'test = "python -m pytest -q python_testcases/test_{name}.py"\n'
@@ -65,15 +64,14 @@ def _dedent(m: re.Match[str]) -> str:
     return "".join(line[4:] + "\n" for line in m.group(2).splitlines())
 
 
-def checks(task: Path) -> str:
-    """'' when the task fails as given and passes with its fix; else why not."""
+def checks(task: Path, fixed: str) -> str:
+    """'' when the task fails as given and passes with ``fixed``; else why not."""
     name = task.name.removeprefix("quix_")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / task.name
         shutil.copytree(task, work)
         if _passes(work, name):
             return "passes as given"
-        fixed = (task / "task.toml").read_text().split("```python\n", 1)[1].rsplit("```", 1)[0]
         (work / "python_programs" / f"{name}.py").write_text(fixed)
         return "" if _passes(work, name) else "fails with its fix"
 
@@ -96,8 +94,9 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     kept = 0
     for name in programs(repo):
-        task = build(repo, name, out)
-        why = checks(task)
+        fixed = (repo / "correct_python_programs" / f"{name}.py").read_text()
+        task = build(repo, name, fixed, out)
+        why = checks(task, fixed)
         if why:
             shutil.rmtree(task)
             print(f"skipped {name}: {why}")

@@ -227,6 +227,11 @@ async def main_async(args: argparse.Namespace) -> None:
             rows += await online(args, base, tasks, out, notes)
     notes.append(bound(runs, {t.name for t in tasks}))
     report(rows, notes)
+    save(rows, out)
+
+
+def save(rows: list[tuple[TaskResult, int]], out: Path) -> None:
+    """Every row as ``eval`` writes it, with its misses, in ``out/rows.jsonl``."""
     (out / "rows.jsonl").write_text(
         "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
     )

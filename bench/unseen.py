@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-from two_fold import chosen, fitted, fold, report
+from two_fold import chosen, fitted, fold, report, save
 
 from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
@@ -44,9 +43,7 @@ async def main_async(args: argparse.Namespace) -> None:
         layers = {name: online(name, layer, policy, out) for name, layer in layers.items()}
     rows = await fold(args, base, tasks, layers, out / "runs")
     report(rows, notes)
-    (out / "rows.jsonl").write_text(
-        "".join(json.dumps(r.__dict__ | {"misses": m}) + "\n" for r, m in rows)
-    )
+    save(rows, out)
 
 
 def online(name: str, layer: dict[str, Any], policy: Path, out: Path) -> dict[str, Any]:

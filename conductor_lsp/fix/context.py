@@ -69,7 +69,7 @@ def command_files(command: str) -> list[str]:
         words = shlex.split(command)
     except ValueError:
         return []
-    return [w.split("::")[0] for w in words if w.split("::")[0].endswith(".py")]
+    return [path for w in words if (path := w.split("::")[0]).endswith(".py")]
 
 
 def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -> list[FileContext]:

@@ -131,13 +131,13 @@ def trusted(
         train = [(p, g) for e, p, g in rows if e.brief not in held]
         passes = max(5, min(epochs // 2, TRUST_ROW_PASSES // max(1, len(train))))
         _train(w, train, passes, l2, _dropper(word_dropout, seed))
-        rates = Policy()
-        add_rates(rates, [e for e, _, _ in rows if e.brief not in held])
+        counted = Policy()  # the base rates of the training half alone
+        add_rates(counted, [e for e, _, _ in rows if e.brief not in held])
         for e, parts, green in rows:
             if e.brief in held:
                 view = policy.task_view(e.brief)
                 z = sum(w.get(i, 0.0) for i in parts.pick())
-                scored.append((z, rates.base_rate(view, e.action, e.workers), green))
+                scored.append((z, counted.base_rate(view, e.action, e.workers), green))
     return min(TRUSTS, key=lambda t: _log_loss(scored, t))
 
 

@@ -10,8 +10,10 @@ import pytest
 from helpers import BUGGY, WHOLE_FIX, WRONG, calc_project, config, worker
 from standin import Seen, StandIn
 
-from conductor_lsp import FixLoop, Session, load_config
-from conductor_lsp.policy import Policy
+from conductor_lsp import FileContext, FixLoop, Session, Task, load_config
+from conductor_lsp.policy import Action, Example, Policy
+from conductor_lsp.policy.fit import add_bills, add_rates, nudge
+from conductor_lsp.protocols import WorkerInfo
 
 
 def first_worker(root: Path) -> str:
@@ -87,10 +89,6 @@ def test_a_worker_with_a_long_record_that_turns_bad_is_dropped_within_dozens_of_
     """Fitted on 30 verdicts a wording (three in four green), a cheap worker at a fifth of
     big's price then fails every job. Counted as a fit counts, the base rates would put
     it first for 162 more jobs; online updates forget, so it is dropped within 35."""
-    from conductor_lsp import FileContext, Task
-    from conductor_lsp.policy import Action, Example
-    from conductor_lsp.policy.fit import add_bills, add_rates, nudge
-    from conductor_lsp.protocols import WorkerInfo
 
     pool = [
         WorkerInfo("old", "cheap", 0.6, 3.0, "openai", strength=1),
