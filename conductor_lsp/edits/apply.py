@@ -142,7 +142,8 @@ def _apply_file(
     if wholes and checked:
         # A bare block, or a "whole file" of Python that may hold only the fixed function.
         try:
-            new, how = apply_block(path, doc.text, wholes[0].replace)
+            named = wholes[0].kind != "block"
+            new, how = apply_block(path, doc.text, wholes[0].replace, named=named)
             how = f"block({how})" if wholes[0].kind == "block" else how
         except EditError as err:
             result.failures.append(EditFailure(path, str(err), wholes[0].source_line))

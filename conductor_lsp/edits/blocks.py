@@ -4,8 +4,10 @@ Small coder models often answer with the whole corrected file (or just the fixed
 function) in one fenced block without a path, leave the path off a SEARCH/REPLACE
 block, or copy a path that does not exist. When the task has a single file under
 repair, such answers are read generously, but never blindly: a bare block must
-parse as the same language and keep most of the file's top-level names (or hold
-only definitions the file already has, which then replace those); a wrong path is
+parse as the same language and keep most of the file's top-level names, or hold
+only definitions: the file's own replace theirs, new ones (a helper, what a feature
+adds) go beside them; a block of new ones alone is added only under the file's path,
+and never when a new name looks like a renamed one of the file's. A wrong path is
 corrected only to the one task file of the same name. Every such reading is said
 in ``EditResult.notes``. Pure: no I/O.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
@@ -102,12 +105,13 @@ def is_python(path: str) -> bool:
     return PurePosixPath(path).suffix in _PYTHON
 
 
-def apply_block(path: str, original: str, block: str) -> tuple[str, str]:
+def apply_block(path: str, original: str, block: str, *, named: bool = False) -> tuple[str, str]:
     """(new text, how) for a code block taken as ``path``'s new content: the whole file if
-    it plausibly is that file, its definitions if it holds only some of them; EditError
-    saying why otherwise."""
+    it plausibly is that file, its definitions if it holds only some of them (and new
+    ones beside them; only new ones when the answer ``named`` the path); EditError saying
+    why otherwise."""
     if is_python(path):
-        return _python_block(path, original, block)
+        return _python_block(path, original, block, named)
     if path.endswith(".json"):
         try:
             json.loads(block)
@@ -135,7 +139,7 @@ def _names(tree: ast.Module) -> list[str]:
     return out
 
 
-def _python_block(path: str, original: str, block: str) -> tuple[str, str]:
+def _python_block(path: str, original: str, block: str, named: bool) -> tuple[str, str]:
     try:
         new_tree = ast.parse(block)
     except SyntaxError as e:
@@ -153,9 +157,10 @@ def _python_block(path: str, original: str, block: str) -> tuple[str, str]:
     if not old_names or len(kept) >= KEEP_NAMES * len(old_names):
         return block, "whole"
     if old_tree is not None:
-        spliced = _splice_definitions(original, old_tree, block, new_tree)
-        if spliced is not None:
+        spliced = _splice_definitions(path, original, old_tree, block, new_tree)
+        if spliced is not None and (named or spliced[1].startswith("defs:")):
             return spliced
+    # The words are kept as recorded runs have them: a later round's prompt quotes them.
     raise EditError(
         f"the code block keeps {len(kept)} of the {len(old_names)} top-level names of {path} "
         f"({', '.join(old_names[:8])}): send the whole file, SEARCH/REPLACE blocks, or only "
@@ -171,34 +176,127 @@ def _span(node: ast.stmt) -> tuple[int, int]:
 
 
 def _splice_definitions(
-    original: str, old_tree: ast.Module, block: str, new_tree: ast.Module
+    path: str, original: str, old_tree: ast.Module, block: str, new_tree: ast.Module
 ) -> tuple[str, str] | None:
-    """Replace the file's definitions by the block's, when the block holds only definitions
-    the file has (and imports); None when it holds anything else."""
-    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    old_defs = {n.name: n for n in old_tree.body if isinstance(n, defs)}
+    """The file with the block's definitions spliced in: those the file has replace
+    theirs, new ones (a helper, a function a feature adds) go beside the definition the
+    block put them next to, or at the end. None when the block holds anything but
+    definitions, imports and a ``__main__`` demo (left out); EditError when a new name
+    looks like a renamed one of the file's or is a test."""
+    old_defs = {n.name: n for n in old_tree.body if isinstance(n, _DEFS)}
     new_lines = block.splitlines(keepends=True)
-    imports: list[str] = []
-    replacements: dict[str, str] = {}
+    parts = _Parts()
     for node in new_tree.body:
         a, b = _span(node)
         text = "".join(new_lines[a:b])
-        if isinstance(node, defs) and node.name in old_defs:
-            replacements[node.name] = text if text.endswith("\n") else text + "\n"
+        text = text if text.endswith("\n") else text + "\n"
+        if isinstance(node, _DEFS) and node.name in old_defs:
+            parts.replace(node.name, text)
+        elif isinstance(node, _DEFS):
+            parts.add(node.name, text)
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            if text.strip() not in original:
-                imports.append(text.strip() + "\n")
-        else:
+            if text.strip() not in original and not _imports_itself(node, path):
+                parts.imports.append(text.strip() + "\n")
+        elif not _is_demo(node):
             return None
-    if not replacements:
+    if not parts.replaced and not parts.added:
         return None
+    _check_new_names(path, [n for n, _ in parts.added], old_defs, parts.replaced)
+    return _spliced(original, old_tree, old_defs, parts), parts.how()
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclasses.dataclass
+class _Parts:
+    """A block's definitions sorted out: replacements by name, new ones each after the
+    file's definition it followed in the block (``""``: before the first replaced one)."""
+
+    replaced: dict[str, str] = dataclasses.field(default_factory=dict)
+    added: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    after: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    imports: list[str] = dataclasses.field(default_factory=list)
+    _last: str = ""
+
+    def replace(self, name: str, text: str) -> None:
+        self.replaced[name] = text
+        self._last = name
+
+    def add(self, name: str, text: str) -> None:
+        self.added.append((name, text))
+        self.after.setdefault(self._last, []).append(text)
+
+    def how(self) -> str:
+        said = [f"defs: {', '.join(sorted(self.replaced))}"] if self.replaced else []
+        said += [f"new: {', '.join(n for n, _ in self.added)}"] if self.added else []
+        return " + ".join(said)
+
+
+def _spliced(
+    original: str, old_tree: ast.Module, old_defs: Mapping[str, ast.stmt], parts: _Parts
+) -> str:
     lines = original.splitlines(keepends=True)
-    for name in sorted(replacements, key=lambda n: -old_defs[n].lineno):  # bottom up
+    if not parts.replaced:  # only new definitions: at the end, above a __main__ demo
+        at = next((_span(n)[0] for n in old_tree.body if _is_demo(n)), len(lines))
+        added = "\n\n".join(parts.after[""])
+        if at < len(lines):
+            lines[at:at] = [added + "\n\n"]
+        else:
+            lines[-1] = lines[-1] if lines[-1].endswith("\n") else lines[-1] + "\n"
+            lines.append("\n\n" + added)
+    first = next(iter(parts.replaced), "")
+    for name in sorted(parts.replaced, key=lambda n: -old_defs[n].lineno):  # bottom up
         a, b = _span(old_defs[name])
-        lines[a:b] = [replacements[name]]
-    if imports:
-        lines[_import_line(old_tree) : _import_line(old_tree)] = imports
-    return "".join(lines), f"defs: {', '.join(sorted(replacements))}"
+        before = parts.after.get("", []) if name == first else []
+        texts = [*before, parts.replaced[name], *parts.after.get(name, [])]
+        lines[a:b] = ["\n\n".join(texts)]
+    if parts.imports:
+        at = _import_line(old_tree)
+        follows = lines[at] if at < len(lines) else "\n"
+        gap = [] if not follows.strip() or follows.startswith(("import ", "from ")) else ["\n\n"]
+        lines[at:at] = [*parts.imports, *gap]
+    return "".join(lines)
+
+
+def _is_demo(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (example usage small models add): left out."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+    )
+
+
+def _imports_itself(node: ast.Import | ast.ImportFrom, path: str) -> bool:
+    module = PurePosixPath(path).with_suffix("").as_posix().replace("/", ".")
+    if isinstance(node, ast.ImportFrom):
+        names = [node.module or ""]
+    else:
+        names = [a.name for a in node.names]
+    return any(n and (n == module or module.endswith("." + n)) for n in names)
+
+
+def _check_new_names(
+    path: str, added: Sequence[str], old_defs: Mapping[str, ast.stmt], replaced: Mapping[str, str]
+) -> None:
+    """A new name next to a name of the file's that the block leaves out is a rename (the
+    tests still call the old one); a test belongs in a test file."""
+    for name in added:
+        if name.startswith("test_") or name.startswith("Test"):
+            raise EditError(
+                f"the code block defines the test {name}: tests belong in a test file, "
+                f"{path} needs the fix"
+            )
+        left = [n for n in old_defs if n not in replaced]
+        close = difflib.get_close_matches(name, left, n=1, cutoff=0.75)
+        close = close or [n for n in left if len(n) > 3 and n in name]
+        if close:
+            raise EditError(
+                f"the code block defines {name} where {path} has {close[0]}: keep the "
+                "file's names (callers and tests use them)"
+            )
 
 
 def _import_line(tree: ast.Module) -> int:
