@@ -86,11 +86,22 @@ def seen_brief(brief: str) -> str:
     return brief.split("\n\n## What worked on similar tasks")[0]
 
 
+#: The sections a brief adds after the task's own words (``Task.brief``).
+_AFTER_TASK = ("Files", "Diagnostics", "Failing tests", "Previous attempt", "What worked")
+
+
+def task_head(brief: str) -> str:
+    """What a brief says the task is, before its files, failures and attempts: the same
+    for every round of one task (its words are features; the trust folds group by it)."""
+    cuts = [brief.find(f"\n## {name}") for name in _AFTER_TASK]
+    return brief[: min([c for c in cuts if c >= 0], default=len(brief))]
+
+
 def task_features(brief: str) -> list[str]:
     """What the conductor is told about a task, as named features."""
     brief = seen_brief(brief)
     text = brief.lower()
-    head = text.split("## files")[0]
+    head = task_head(brief).lower()
     out = ["bias"]
     out += sorted({f"w:{w}" for w in _WORD.findall(head) if w not in _STOP})
     out += sorted({f"e:{e}" for e in _ERROR.findall(brief)})

@@ -18,7 +18,7 @@ from ..conductor.static import DIRECT, RETRY
 from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
 from . import rates
-from .features import Action, Parts, feature_parts, sigmoid
+from .features import Action, Parts, feature_parts, sigmoid, task_head
 from .predict import Policy, index, shrunk
 
 WORD_DROPOUT = 0.7
@@ -120,13 +120,13 @@ def trusted(
     Why: on bench/tasks and the HumanEval-fix sample (17 tasks a fold) the weights alone
     scored worse on tasks they had not seen than the base rates alone (bench/README.md,
     "How sure the policy is"); a pool where words tell its workers apart keeps them."""
-    tasks = sorted({_task_of(e.brief) for e, _, _ in rows})
+    tasks = sorted({task_head(e.brief) for e, _, _ in rows})
     if len(tasks) < TRUST_TASKS:
         return policy.trust
     scored: list[tuple[float, float | None, bool]] = []
     for k in range(2):
         half = set(tasks[k::2])
-        held = {e.brief for e, _, _ in rows if _task_of(e.brief) in half}
+        held = {e.brief for e, _, _ in rows if task_head(e.brief) in half}
         w: dict[int, float] = {}
         train = [(p, g) for e, p, g in rows if e.brief not in held]
         passes = max(5, min(epochs // 2, TRUST_ROW_PASSES // max(1, len(train))))
@@ -139,12 +139,6 @@ def trusted(
                 z = sum(w.get(i, 0.0) for i in parts.pick())
                 scored.append((z, counted.base_rate(view, e.action, e.workers), green))
     return min(TRUSTS, key=lambda t: _log_loss(scored, t))
-
-
-def _task_of(brief: str) -> str:
-    """A brief's task: what it says before its files (a later round's brief names the
-    same task, with other failures and the attempt before it)."""
-    return brief.split("\n## Files")[0]
 
 
 def _log_loss(scored: Sequence[tuple[float, float | None, bool]], trust: float) -> float:

@@ -70,8 +70,8 @@ def test_an_online_update_counts_its_verdicts_into_the_base_rates() -> None:
 def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds() -> None:
     """A later round's brief (other failures, the attempt before it) is the same task: the
     folds that measure the trust keep it with its first round, so a task's own words are
-    never on both sides."""
-    from conductor_lsp.policy.fit import _task_of
+    never on both sides; with or without files in the brief."""
+    from conductor_lsp.policy.features import task_features, task_head
 
     first = task("bugfix", 7)
     later = Task(
@@ -81,5 +81,11 @@ def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds()
         previous="step 0 (small): the tests still fail",
     )
     assert first.brief() != later.brief()
-    assert _task_of(first.brief()) == _task_of(later.brief())
-    assert _task_of(first.brief()) != _task_of(task("bugfix", 8).brief())
+    assert task_head(first.brief()) == task_head(later.brief())
+    assert task_head(first.brief()) != task_head(task("bugfix", 8).brief())
+    bare = Task(first.instruction, test_failures=FAIL.format(msg="NameError: name 'zebra'"))
+    again = Task(first.instruction, previous="step 0 (small): no edit")
+    assert task_head(bare.brief()) == task_head(again.brief())
+    assert task_head(bare.brief()).strip() == f"## Task\n{first.instruction.strip()}"
+    words = [f for f in task_features(bare.brief()) if f.startswith("w:")]
+    assert "w:zebra" not in words  # the failures' words are not the task's
