@@ -212,9 +212,13 @@ def add_rates(policy: Policy, examples: Sequence[Example], keep: float = 1.0) ->
     judged: ``Policy.prior``), after keeping ``keep`` of what it had counted (1: all, as a
     fit counts; an online update forgets, ``FORGET``)."""
     for e in examples:
-        keys = rates.keys(policy.task_view(e.brief), e.action, e.workers)
-        if keys is not None:
-            rates.count(policy.prior, keys[1], e.green, keep)
+        view = policy.task_view(e.brief)
+        keys = rates.keys(view, e.action, e.workers)
+        if keys is None:
+            continue
+        if keep < 1:  # online: a run of reds a sure worker would not have cuts its record
+            rates.watch(policy.prior, view, e.action, e.workers, e.green)
+        rates.count(policy.prior, keys[1], e.green, keep)
 
 
 def examples_from(episodes: Sequence[Episode], policy: Policy) -> list[Example]:

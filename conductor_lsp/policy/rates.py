@@ -6,6 +6,7 @@ with what its other kinds and the kind's other workers say.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..protocols import WorkerInfo
@@ -14,6 +15,11 @@ from .features import Action, kind
 #: How many verdicts a worker's other kinds, and its kind's other workers, weigh in its
 #: base rate (``base_rate``).
 OWN_WEIGHT = 2.0
+#: A run of red verdicts this unlikely under a worker's own base rates says it changed
+#: (another model behind its name, an endpoint that degraded): online, its record is then
+#: cut to ``RESTART`` verdicts a kind, so what it does now decides (``watch``).
+ALARM = 0.01
+RESTART = 2.0
 
 
 def keys(view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]) -> tuple[str, str] | None:
@@ -29,6 +35,37 @@ def count(prior: dict[str, list[float]], key: str, green: bool, keep: float = 1.
     rate = prior.setdefault(key, [0.0, 0.0])
     rate[0] = rate[0] * keep + green
     rate[1] = rate[1] * keep + 1
+
+
+def watch(
+    prior: dict[str, list[float]],
+    view: Sequence[str],
+    action: Action,
+    pool: Sequence[WorkerInfo],
+    green: bool,
+) -> bool:
+    """Online, before a verdict is counted: follow the worker's run of reds, each at the
+    chance its base rate gave; when the run is less likely than ``ALARM``, cut its record
+    (True). Why: forgetting alone fades each wording and round apart, so a worker that
+    turned bad was dropped in one and tried again in the next (27 jobs after a long
+    record, bench/README.md "When the pool changes")."""
+    run_key = f"run:{action.worker}"
+    if green:
+        prior.pop(run_key, None)
+        return False
+    p = base_rate(prior, view, action, pool)
+    if p is None:
+        return False
+    run = prior.setdefault(run_key, [0.0, 0.0])
+    run[0], run[1] = run[0] + math.log(max(1 - p, 1e-9)), run[1] + 1
+    if run[0] > math.log(ALARM):
+        return False
+    mine = f"|worker:{action.worker}"
+    for k, rate in prior.items():
+        if k.endswith(mine) and rate[1] > RESTART:
+            rate[0], rate[1] = rate[0] * RESTART / rate[1], RESTART
+    del prior[run_key]
+    return True
 
 
 def base_rate(

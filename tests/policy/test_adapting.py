@@ -11,8 +11,8 @@ from helpers import BUGGY, WHOLE_FIX, WRONG, calc_project, config, worker
 from standin import Seen, StandIn
 
 from conductor_lsp import FileContext, FixLoop, Session, Task, load_config
-from conductor_lsp.policy import Action, Example, Policy
-from conductor_lsp.policy.fit import add_bills, add_rates, nudge
+from conductor_lsp.policy import Action, Example, Policy, rates
+from conductor_lsp.policy.fit import FORGET, add_bills, add_rates, nudge
 from conductor_lsp.protocols import WorkerInfo
 
 
@@ -53,8 +53,9 @@ def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
     """With the trust at 1 the weights decide (a fresh policy); at 0, as ``fit`` measured
     it on the real suites, only the base rates do. Those weigh three greens as evidence
     and forget slowly (``fit.FORGET``), so a worker that turned bad is dropped after more
-    jobs (seven here, 17 when the rates were kept per kind and never faded;
-    bench/README.md, "When the pool changes"), but dropped."""
+    jobs (six here, seven before a run of reds cut its record, 17 when the rates were
+    kept per kind and never faded; bench/README.md, "When the pool changes"), but
+    dropped."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = {"old": 0}
 
@@ -88,7 +89,9 @@ def test_a_worker_that_turns_bad_is_dropped_and_a_new_good_one_adopted(
 def test_a_worker_with_a_long_record_that_turns_bad_is_dropped_within_dozens_of_jobs() -> None:
     """Fitted on 30 verdicts a wording (three in four green), a cheap worker at a fifth of
     big's price then fails every job. Counted as a fit counts, the base rates would put
-    it first for 162 more jobs; online updates forget, so it is dropped within 35."""
+    it first for 162 more jobs; online updates forget (27 jobs), and a run of reds its
+    record makes unlikely cuts that record (``rates.watch``): dropped within 15. A worker
+    as good as its record, red one job in four, keeps it."""
 
     pool = [
         WorkerInfo("old", "cheap", 0.6, 3.0, "openai", strength=1),
@@ -113,4 +116,10 @@ def test_a_worker_with_a_long_record_that_turns_bad_is_dropped_within_dozens_of_
         if first.worker == "old":
             verdicts.append(Example(brief, pool, first, False, 0.0008))
         nudge(policy, verdicts)
-    assert firsts[0] == "old" and firsts[-5:] == ["big"] * 5, firsts
+    assert firsts[0] == "old" and "old" not in firsts[15:], firsts
+    steady = Policy(trust=0.0)
+    add_rates(steady, record)
+    for k in range(40):  # the same record, then the same worker as it was
+        add_rates(steady, [Example(brief, pool, record[0].action, k % 4 != 0)], FORGET)
+        kept = [n for key, (_, n) in steady.prior.items() if key.endswith("|worker:old")]
+        assert min(kept) > 2 * rates.RESTART, (k, kept)  # faded (to 5 at least), never cut
