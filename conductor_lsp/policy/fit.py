@@ -217,7 +217,7 @@ def add_rates(policy: Policy, examples: Sequence[Example], keep: float = 1.0) ->
         if keys is None:
             continue
         if keep < 1:  # online: a run of reds a sure worker would not have cuts its record
-            rates.watch(policy.prior, view, e.action, e.workers, e.green)
+            rates.watch(policy.prior, policy.reds, view, e.action, e.workers, e.green)
         rates.count(policy.prior, keys[1], e.green, keep)
 
 

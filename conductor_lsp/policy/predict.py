@@ -87,6 +87,9 @@ class Policy:
     #: How far the fitted weights are trusted against ``prior`` (1: the weights alone),
     #: as ``fit`` measured it on verdicts of tasks it had left out.
     trust: float = 1.0
+    #: Per worker, the log-chance of its current run of red verdicts online, at the
+    #: chance its base rate gave each (``rates.watch``; absent: its last was green).
+    reds: dict[str, float] = field(default_factory=dict)
     _bits: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     _views: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -259,6 +262,7 @@ class Policy:
             "about": self.about,
             "prior": self.prior,
             "trust": self.trust,
+            "reds": self.reds,
             "weights": {str(k): round(v, 6) for k, v in self.weights.items() if abs(v) > 1e-9},
         }
         if self.hidden is not None:
@@ -288,6 +292,7 @@ class Policy:
                 explore=float(data.get("explore", 0.3)),
                 prior={str(k): [float(x) for x in v][:2] for k, v in data.get("prior", {}).items()},
                 trust=float(data.get("trust", 1.0)),
+                reds={str(k): float(v) for k, v in data.get("reds", {}).items()},
                 hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,
                 stop=StopRule.from_json(data["stop"]) if data.get("stop") else None,
             )

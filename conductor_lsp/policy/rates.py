@@ -39,32 +39,32 @@ def count(prior: dict[str, list[float]], key: str, green: bool, keep: float = 1.
 
 def watch(
     prior: dict[str, list[float]],
+    reds: dict[str, float],
     view: Sequence[str],
     action: Action,
     pool: Sequence[WorkerInfo],
     green: bool,
 ) -> bool:
-    """Online, before a verdict is counted: follow the worker's run of reds, each at the
-    chance its base rate gave; when the run is less likely than ``ALARM``, cut its record
-    (True). Why: forgetting alone fades each wording and round apart, so a worker that
-    turned bad was dropped in one and tried again in the next (27 jobs after a long
-    record, bench/README.md "When the pool changes")."""
-    run_key = f"run:{action.worker}"
+    """Online, before a verdict is counted: follow the worker's run of reds (``reds``: its
+    log-chance, each red at the chance its base rate gave); when the run is less likely
+    than ``ALARM``, cut the worker's record (True). Why: forgetting alone fades each
+    wording and round apart, so a worker that turned bad was dropped in one and tried
+    again in the next (27 jobs after a long record, bench/README.md "When the pool
+    changes")."""
     if green:
-        prior.pop(run_key, None)
+        reds.pop(action.worker, None)
         return False
     p = base_rate(prior, view, action, pool)
     if p is None:
         return False
-    run = prior.setdefault(run_key, [0.0, 0.0])
-    run[0], run[1] = run[0] + math.log(max(1 - p, 1e-9)), run[1] + 1
-    if run[0] > math.log(ALARM):
+    reds[action.worker] = reds.get(action.worker, 0.0) + math.log(max(1 - p, 1e-9))
+    if reds[action.worker] > math.log(ALARM):
         return False
     mine = f"|worker:{action.worker}"
     for k, rate in prior.items():
         if k.endswith(mine) and rate[1] > RESTART:
             rate[0], rate[1] = rate[0] * RESTART / rate[1], RESTART
-    del prior[run_key]
+    del reds[action.worker]
     return True
 
 
