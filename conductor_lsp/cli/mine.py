@@ -95,4 +95,8 @@ def run_learn(root: Path, args: argparse.Namespace, console: Console) -> int:
     if done.policy is not None:
         held = ", ".join(f"{k} {v}" for k, v in done.held_out.items()) or "no held-out task run"
         say(f"policy: {done.policy} (held out, the newest tenth: {held})")
+        if not config.conductor.policy:
+            rel = done.policy.relative_to(root) if done.policy.is_relative_to(root) else done.policy
+            say(f'use it: [conductor] policy = "{rel.as_posix()}"; [learn] online = true '
+                "keeps it learning from every fix")  # fmt: skip
     return 0

@@ -144,7 +144,8 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
             reader=reader,
             log=log,
         )
-        log(f'use it: [conductor] policy = "{args.out}"')
+        log(f'use it: [conductor] policy = "{args.out}"; [learn] online = true keeps it '
+            "learning from every fix")  # fmt: skip
         return 0
     config = load_config(root, args.config)
     model = config.conductor.model or str(find_smollm2() or "")

@@ -82,6 +82,7 @@ def test_learn_fits_the_policy_on_the_older_tasks(repo) -> None:  # type: ignore
     policy = json.loads((root / ".conductor" / "policy.json").read_text())
     assert policy["about"]["held_out_is"] == "the newest tenth of the mined commits"
     assert "3 task(s) run this time" in done.stdout
+    assert "use it:" not in done.stdout  # the configuration already names the policy
     doctor = cli("doctor", str(root), env=env)
     assert "policy.json: " in doctor.stdout and "judged candidates" in doctor.stdout
 
@@ -112,3 +113,12 @@ def test_learn_killed_by_a_signal_goes_on_where_it_stopped(repo) -> None:  # typ
     pairs = [(r["task"], r["strategy"]) for r in rows]
     assert len(pairs) == len(set(pairs)) == 3 * 3  # every task, every action, once
     assert os.path.exists(root / ".conductor" / "policy.json")
+
+
+def test_learn_says_how_to_use_a_policy_the_configuration_does_not_name(repo) -> None:  # type: ignore[no-untyped-def]
+    root, env = repo
+    toml = root / "conductor.toml"
+    toml.write_text(toml.read_text().replace('policy = ".conductor/policy.json"\n', ""))
+    done = cli("learn", str(root), "--budget-usd", "5", env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert 'use it: [conductor] policy = ".conductor/policy.json"; [learn] online' in done.stdout
