@@ -7,7 +7,7 @@ with what its other kinds and the kind's other workers say.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..protocols import WorkerInfo
 from .features import Action, kind
@@ -89,8 +89,11 @@ def base_rate(
     kind_key, own_key = found
     mine = f"|worker:{action.worker}"
     own = prior.get(own_key, (0.0, 0.0))
-    its = _sum(v for k, v in prior.items() if k.endswith(mine) and k != own_key)
-    theirs = _sum(v for k, v in prior.items() if k != own_key and _of_kind(k, kind_key))
+    its, theirs = [0.0, 0.0], [0.0, 0.0]  # one pass over the counts for both
+    for k, (green, judged) in prior.items():
+        into = its if k.endswith(mine) else theirs if _of_kind(k, kind_key) else None
+        if into is not None and k != own_key:
+            into[0], into[1] = into[0] + green, into[1] + judged
     if not own[1] and not its[1] and not theirs[1]:
         return None
     mean, weight = 0.5, 1.0
@@ -98,14 +101,6 @@ def base_rate(
         if judged:
             mean, weight = (green + weight * mean) / (judged + weight), OWN_WEIGHT
     return mean
-
-
-def _sum(counts: Iterable[Sequence[float]]) -> tuple[float, float]:
-    """[green, judged] counts added up."""
-    green = judged = 0.0
-    for g, n in counts:
-        green, judged = green + g, judged + n
-    return green, judged
 
 
 def _of_kind(key: str, kind_key: str) -> bool:
