@@ -121,8 +121,8 @@ class FixConfig:
     through the map) that the next rounds show too, at most (0: none)."""
     prefer: str = "balanced"
     """In which order a round's candidates run: balanced (the likeliest per dollar first,
-    the rest if it fails), cost (cheaper workers before the floor's call, one at a time)
-    or latency (all at once)."""
+    then the floor's call, then the rest, each only if the ones before failed), cost
+    (cheaper workers before the floor's call, one at a time) or latency (all at once)."""
     give_up_below: float = 0.05
     """With a fitted stop rule (`train --policy`), a lane beside the floor stops when its
     next round's chance of green is below this."""

@@ -11,7 +11,11 @@ likeliest per dollar runs first, and the rest only if it fails. ``[fix] prefer``
 how much waiting that may cost:
 
 - ``balanced`` (the default): the best option by P per $ alone (without a policy: the
-  floor's call), then everything else at once if it failed;
+  floor's call), then the floor's call if that was not it, then everything else at once,
+  each wave only if the ones before it failed. An extra beside the floor's call is paid
+  only when that failed too (at once with it, before 2026-12-04, it was paid whenever
+  the first failed: replayed, 1.7% more $ and 24% more calls on the HumanEval-fix
+  folds at the same solved);
 - ``cost``: one at a time, the options cheaper than the floor's call first (likeliest
   per dollar first), then the floor, then the rest at once;
 - ``latency``: everything at once, as search always did.
@@ -91,7 +95,11 @@ def waves(options: Sequence[Option], prefer: str) -> list[list[Option]]:
     known = [o for o in opts if o.chance is not None]
     if known:
         ranked = sorted(opts, key=lambda o: (-o.value, o.lane is not Lane.FLOOR))
-    return [ranked[:1], ranked[1:]]
+    first, rest = ranked[:1], ranked[1:]
+    others = [o for o in rest if o.lane is not Lane.FLOOR]
+    if first[0].lane is Lane.FLOOR or not floor or not others:
+        return [first, rest]
+    return [first, floor, others]
 
 
 def _cheapest_likeliest(o: Option) -> tuple[float, float]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.search import CAUSE
-from ..conductor.static import DIRECT
+from ..conductor.static import DIRECT, strongest
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
 from . import rates
@@ -236,13 +236,14 @@ class Policy:
         ranked = [r for r in affordable if r[1] >= HOPELESS][:12]  # most likely first
         if not ranked:
             return []
+        floor = _floor_action(self.wordings, pool)
         best: tuple[tuple[bool, float, float, float], tuple[int, ...]] | None = None
         for size in range(1, min(max_steps, len(ranked)) + 1):
             for combo in itertools.combinations(range(len(ranked)), size):
                 picks = [ranked[i] for i in combo]
                 if sum(r[2] for r in picks) > budget:
                     continue
-                dollars = expected_cost(picks, prefer)
+                dollars = expected_cost(picks, prefer, floor)
                 miss = math.prod(1 - r[1] for r in picks)
                 seconds = sum(self.seconds(r[0]) for r in picks)
                 key = _set_key(1 - miss >= self.target, dollars, miss, seconds, prefer)
@@ -334,20 +335,39 @@ def nominal_cost(info: WorkerInfo, prompt_tokens: int) -> float:
     return (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
 
 
-def expected_cost(picks: Sequence[tuple[Action, float, float]], prefer: str) -> float:
-    """What (action, chance, $) picks are expected to cost as ``prefer`` runs them: the
-    likeliest per dollar first; ``cost`` one at a time, ``balanced`` the rest at once
-    after the first, ``latency`` all at once."""
+def expected_cost(
+    picks: Sequence[tuple[Action, float, float]], prefer: str, floor: Action | None = None
+) -> float:
+    """What (action, chance, $) picks are expected to cost as ``prefer`` runs them in
+    waves (``order.waves``), a wave paid only when the ones before it failed: ``latency``
+    all at once; ``cost`` one at a time, likeliest per dollar first; ``balanced`` the
+    likeliest per dollar, then the floor's call (``floor``, when among the picks), then
+    the rest."""
     if prefer == "latency":
         return sum(r[2] for r in picks)
-    order = sorted(picks, key=lambda r: -r[1] / r[2] if r[2] > 0 else -math.inf)
+    order = sorted(picks, key=lambda r: -_per_dollar(r))
     if prefer == "balanced":
-        return order[0][2] + (1 - order[0][1]) * sum(r[2] for r in order[1:])
+        first, rest = order[:1], order[1:]
+        base = [r for r in rest if r[0] == floor]
+        waves = [first, base, [r for r in rest if r[0] != floor]] if base else [first, rest]
+    else:
+        waves = [[r] for r in order]
     total, reach = 0.0, 1.0
-    for _, chance, dollars in order:
-        total += reach * dollars
-        reach *= 1 - chance
+    for wave in waves:
+        total += reach * sum(r[2] for r in wave)
+        reach *= math.prod(1 - r[1] for r in wave)
     return total
+
+
+def _per_dollar(pick: tuple[Action, float, float]) -> float:
+    return pick[1] / pick[2] if pick[2] > 0 else math.inf
+
+
+def _floor_action(wordings: dict[str, str], pool: Sequence[WorkerInfo]) -> Action | None:
+    """The floor's call as an action: static's direct wording to the strongest worker."""
+    key = index(wordings, DIRECT)
+    models = [w for w in pool if not w.is_tool]
+    return Action(strongest(models).name, key) if key is not None and models else None
 
 
 def index(wordings: dict[str, str], text: str) -> str | None:
