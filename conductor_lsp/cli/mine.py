@@ -75,6 +75,7 @@ def add_learn_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argpar
 def run_learn(root: Path, args: argparse.Namespace, console: Console) -> int:
     from ..configure import load_config
     from ..learn.repository import learn
+    from .train import USE_IT
 
     say = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
     config = load_config(root, args.config)
@@ -97,6 +98,5 @@ def run_learn(root: Path, args: argparse.Namespace, console: Console) -> int:
         say(f"policy: {done.policy} (held out, the newest tenth: {held})")
         if not config.conductor.policy:
             rel = done.policy.relative_to(root) if done.policy.is_relative_to(root) else done.policy
-            say(f'use it: [conductor] policy = "{rel.as_posix()}"; [learn] online = true '
-                "keeps it learning from every fix")  # fmt: skip
+            say(USE_IT.format(rel.as_posix()))
     return 0

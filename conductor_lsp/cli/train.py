@@ -22,6 +22,9 @@ from ..models.transformers import find_smollm2
 from ..policy.offline import FEATURES, train_policy
 from ..protocols import Conductor, Embedder
 
+#: What to write so a fitted policy is used, and keeps learning.
+USE_IT = 'use it: [conductor] policy = "{}"; [learn] online = true keeps it learning from every fix'
+
 
 def model_reader(conductor: Conductor) -> Embedder:
     """The configured conductor, when it runs a model here that can read a task."""
@@ -144,8 +147,7 @@ def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
             reader=reader,
             log=log,
         )
-        log(f'use it: [conductor] policy = "{args.out}"; [learn] online = true keeps it '
-            "learning from every fix")  # fmt: skip
+        log(USE_IT.format(args.out))
         return 0
     config = load_config(root, args.config)
     model = config.conductor.model or str(find_smollm2() or "")
