@@ -201,7 +201,7 @@ def _splice_definitions(
             return None
     if not parts.replaced and not parts.added:
         return None
-    _check_new_names(path, [n for n, _ in parts.added], old_defs, parts.replaced)
+    _check_new_names(path, parts.added, old_defs, parts.replaced)
     return _spliced(original, old_tree, old_defs, parts), parts.how()
 
 
@@ -214,7 +214,7 @@ class _Parts:
     file's definition it followed in the block (``""``: before the first replaced one)."""
 
     replaced: dict[str, str] = dataclasses.field(default_factory=dict)
-    added: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    added: list[str] = dataclasses.field(default_factory=list)
     after: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     imports: list[str] = dataclasses.field(default_factory=list)
     _last: str = ""
@@ -224,12 +224,12 @@ class _Parts:
         self._last = name
 
     def add(self, name: str, text: str) -> None:
-        self.added.append((name, text))
+        self.added.append(name)
         self.after.setdefault(self._last, []).append(text)
 
     def how(self) -> str:
         said = [f"defs: {', '.join(sorted(self.replaced))}"] if self.replaced else []
-        said += [f"new: {', '.join(n for n, _ in self.added)}"] if self.added else []
+        said += [f"new: {', '.join(self.added)}"] if self.added else []
         return " + ".join(said)
 
 
@@ -283,13 +283,13 @@ def _check_new_names(
 ) -> None:
     """A new name next to a name of the file's that the block leaves out is a rename (the
     tests still call the old one); a test belongs in a test file."""
+    left = [n for n in old_defs if n not in replaced]
     for name in added:
         if name.startswith("test_") or name.startswith("Test"):
             raise EditError(
                 f"the code block defines the test {name}: tests belong in a test file, "
                 f"{path} needs the fix"
             )
-        left = [n for n in old_defs if n not in replaced]
         close = difflib.get_close_matches(name, left, n=1, cutoff=0.75)
         close = close or [n for n in left if len(n) > 3 and n in name]
         if close:

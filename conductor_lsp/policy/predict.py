@@ -366,8 +366,9 @@ def _per_dollar(pick: tuple[Action, float, float]) -> float:
 def _floor_action(wordings: dict[str, str], pool: Sequence[WorkerInfo]) -> Action | None:
     """The floor's call as an action: static's direct wording to the strongest worker."""
     key = index(wordings, DIRECT)
-    models = [w for w in pool if not w.is_tool]
-    return Action(strongest(models).name, key) if key is not None and models else None
+    if key is None or all(w.is_tool for w in pool):
+        return None
+    return Action(strongest(pool).name, key)
 
 
 def index(wordings: dict[str, str], text: str) -> str | None:
