@@ -26,6 +26,11 @@ from conductor_lsp.protocols import WorkerInfo
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
+#: How long a test waits for one thing (a command, a reply, a job's end) before calling it
+#: a hang. Generous on purpose: a busy machine is slow, and speed is measured in bench/,
+#: never here. pytest-timeout bounds a whole test at three times this (pyproject.toml,
+#: checked by tests/test_docs.py), so a test of a few waits fails on its own message.
+WAIT = 600.0
 #: The tests' workspaces run plain pytest, without the cache folder.
 TEST_COMMAND = f"{PY} -m pytest -q -p no:cacheprovider"
 
@@ -196,7 +201,7 @@ def cli(
     *args: str,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
-    timeout: float = 240,
+    timeout: float = WAIT,
     input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``conductor-lsp ARGS`` in a subprocess."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Union
 
 import pytest
+from helpers import WAIT
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
@@ -157,7 +158,7 @@ async def run_command(client: LanguageClient, command: str, arg: Any) -> Any:
     )
 
 
-async def wait_for(predicate: Any, timeout: float = 30.0, what: str = "condition") -> None:
+async def wait_for(predicate: Any, timeout: float = WAIT, what: str = "condition") -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
@@ -170,7 +171,7 @@ def progress(client: LanguageClient, job_id: str) -> list[Any]:
 
 
 async def job_end(
-    client: LanguageClient, job_id: str, timeout: float = 60.0
+    client: LanguageClient, job_id: str, timeout: float = WAIT
 ) -> types.WorkDoneProgressEnd:
     await wait_for(
         lambda: any(isinstance(p, types.WorkDoneProgressEnd) for p in progress(client, job_id)),
@@ -216,6 +217,7 @@ def run_nvim(ws: Path, mode: str, tmp_path: Path) -> dict[str, object]:
         "CONDUCTOR_CMD": json.dumps([sys.executable, "-m", "conductor_lsp.cli", "serve"]),
         "CONDUCTOR_FILE": str(ws / "calc.py"),
         "CONDUCTOR_MODE": mode,
+        "CONDUCTOR_WAIT_MS": str(int(WAIT * 1000)),
         "CONDUCTOR_OUT": str(out),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
@@ -235,8 +237,7 @@ def run_nvim(ws: Path, mode: str, tmp_path: Path) -> dict[str, object]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
-    )
+    )  # the driver waits WAIT for each thing; pytest-timeout bounds the whole
     assert out.exists(), f"nvim wrote nothing: rc={proc.returncode} {proc.stderr[-2000:]}"
     result: dict[str, object] = json.loads(out.read_text())
     assert not result.get("error"), result

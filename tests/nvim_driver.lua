@@ -1,6 +1,8 @@
 -- Drives a real headless Neovim through the conductor plugin; writes what it saw as JSON.
 local env = function(k) return (assert(os.getenv(k), k)) end
 local out = { mode = env("CONDUCTOR_MODE") }
+-- How long to wait for one thing before calling it a hang (tests/helpers.py WAIT).
+local WAIT = tonumber(env("CONDUCTOR_WAIT_MS"))
 vim.opt.rtp:prepend(env("CONDUCTOR_PLUGIN"))
 local conductor = { messages = {} }
 
@@ -55,7 +57,7 @@ end
 local function review()
   vim.ui.input = function(_, cb) cb(env("CONDUCTOR_REASON")) end
   vim.cmd("ConductorFixTests")
-  out.shown = vim.wait(60000, function() return conductor.last_review ~= nil end, 50)
+  out.shown = vim.wait(WAIT, function() return conductor.last_review ~= nil end, 50)
   local st = conductor.last_review
   out.review_lines = vim.api.nvim_buf_get_lines(st.buf, 0, -1, false)
   vim.api.nvim_win_set_cursor(0, { line_of(st.at, st.hunks[1].index), 0 })
@@ -66,32 +68,32 @@ local function review()
   press("t")
   out.answer = st.answer
   out.disk_between = nil
-  out.shown_again = vim.wait(60000, function()
+  out.shown_again = vim.wait(WAIT, function()
     return conductor.last_review ~= st
   end, 50)
   local again = conductor.last_review
   out.retry_hunks = #again.hunks
   press("a")
   press("<CR>")
-  out.ended = vim.wait(60000, function() return has("end") end, 50)
+  out.ended = vim.wait(WAIT, function() return has("end") end, 50)
   out.disk = disk()
 end
 
 -- Candidates: apply the one the job did not choose, then undo.
 local function candidates()
   vim.cmd("ConductorFixTests")
-  out.fixed = vim.wait(60000, function() return ends() >= 1 end, 50)
+  out.fixed = vim.wait(WAIT, function() return ends() >= 1 end, 50)
   out.disk_fixed = disk()
   vim.cmd("ConductorCandidates")
-  out.listed = vim.wait(20000, function() return conductor.last_candidates ~= nil end, 50)
+  out.listed = vim.wait(WAIT, function() return conductor.last_candidates ~= nil end, 50)
   local shown = conductor.last_candidates
   out.candidate_lines = vim.api.nvim_buf_get_lines(shown.buf, 0, -1, false)
   vim.api.nvim_win_set_cursor(0, { line_of(shown.at, 0), 0 })
   press("a")
-  out.applied = vim.wait(30000, function() return ends() >= 2 end, 50)
+  out.applied = vim.wait(WAIT, function() return ends() >= 2 end, 50)
   out.disk_applied = disk()
   vim.cmd("ConductorUndo")
-  out.undone = vim.wait(30000, function() return ends() >= 3 end, 50)
+  out.undone = vim.wait(WAIT, function() return ends() >= 3 end, 50)
   out.disk_undone = disk()
 end
 
@@ -105,7 +107,7 @@ local ok, err = pcall(function()
     settings = vim.json.decode(os.getenv("CONDUCTOR_SETTINGS") or "{}"),
   })
   vim.cmd("edit " .. env("CONDUCTOR_FILE"))
-  out.attached = vim.wait(30000, function()
+  out.attached = vim.wait(WAIT, function()
     return #vim.lsp.get_clients({ bufnr = 0, name = "conductor" }) > 0
   end, 50)
   if out.mode == "review" then return review() end
@@ -123,15 +125,15 @@ local ok, err = pcall(function()
     filter = function(a) return a.title == "Conductor: fix this problem" end,
   })
   if out.mode == "fix" then
-    out.fixed = vim.wait(40000, function()
+    out.fixed = vim.wait(WAIT, function()
       return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n"):find("a %+ b") ~= nil
     end, 50)
-    out.ended = vim.wait(10000, function() return has("end") end, 50)
+    out.ended = vim.wait(WAIT, function() return has("end") end, 50)
   else
-    out.began = vim.wait(60000, function() return has("begin") end, 50)
+    out.began = vim.wait(WAIT, function() return has("begin") end, 50)
     vim.wait(300)
     vim.cmd("ConductorCancel")
-    out.ended = vim.wait(20000, function() return has("end") end, 50)
+    out.ended = vim.wait(WAIT, function() return has("end") end, 50)
     vim.wait(500)
   end
 end)

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import WAIT
 
 import conductor_lsp
 from conductor_lsp import edits
@@ -371,6 +372,6 @@ def test_every_module_imports_on_its_own() -> None:
         for i in range(2)
     ]
     for proc in procs:
-        err = proc.communicate(timeout=120)[1]
+        err = proc.communicate(timeout=WAIT)[1]
         assert proc.returncode == 0, err[-2000:]
     importlib.import_module("conductor_lsp.server")

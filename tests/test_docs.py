@@ -86,3 +86,14 @@ def test_code_cites_docs_and_bench_files_never_readme_sections() -> None:
             if re.search(r"(?<!bench/)README", line):
                 cites.append(f"{path.relative_to(REPO)}:{n}")
     assert cites == []
+
+
+def test_the_hang_guards_agree() -> None:
+    """pytest-timeout bounds a whole test at three of the helpers' waits, so a test that
+    waits on a few things fails on its own message, never on a bound a busy machine misses."""
+    import tomllib
+
+    from helpers import WAIT
+
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert options["ini_options"]["timeout"] == 3 * WAIT

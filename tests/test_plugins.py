@@ -12,6 +12,7 @@ import sysconfig
 from pathlib import Path
 
 import git
+from helpers import WAIT
 
 FIX = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
 PLUGIN = f'''
@@ -90,7 +91,7 @@ def test_a_plugin_distribution_adds_a_provider_and_a_backend(tmp_path: Path) -> 
     (plugin / "conductor_lsp_echo.py").write_text(PLUGIN)
     venv = tmp_path / "venv"
     subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=WAIT
     )
     python = venv / "bin" / "python"
     inner = subprocess.run(
@@ -108,7 +109,7 @@ def test_a_plugin_distribution_adds_a_provider_and_a_backend(tmp_path: Path) -> 
     installed = subprocess.run(
         [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--no-build-isolation",
          "--target", inner, str(plugin)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=WAIT,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stdout + installed.stderr
     root = tmp_path / "ws"
@@ -130,7 +131,7 @@ def test_a_plugin_distribution_adds_a_provider_and_a_backend(tmp_path: Path) -> 
         [python, "-m", "conductor_lsp.cli", "fix", str(root)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=WAIT,
         env=env,
     )
     assert out.returncode == 0, out.stdout + out.stderr
@@ -140,7 +141,7 @@ def test_a_plugin_distribution_adds_a_provider_and_a_backend(tmp_path: Path) -> 
         [python, "-m", "conductor_lsp.cli", "doctor", str(root)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=WAIT,
         env=env,
     )
     assert "echo plugin" in doctor.stdout and "first-worker plugin" in doctor.stdout

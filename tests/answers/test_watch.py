@@ -101,14 +101,14 @@ def test_a_looping_stream_is_cut_short_and_the_job_says_so(
     keeps one copy, is billed for what it read, and the job's output says why it stopped."""
     standin, ws = looping
     standin.push(Behaviour("loop", text=f"I wrote it.\n{LOOP_LINE}\n"))
-    out = cli("run", "Write a Python function that reverses a string", cwd=ws, timeout=120)
+    out = cli("run", "Write a Python function that reverses a string", cwd=ws)
     assert out.returncode == 0, out.stderr
     assert "cut short, loop: the same line 4 times in a row" in out.stdout
     # The server was hung up on long before its 20,000 lines (how many it wrote into the
     # socket first depends on the machine's load; what the worker read and billed does not).
     assert standin.loop_sent < StandIn.LOOP_LINES
     standin.push(Behaviour("loop", text=f"I wrote it.\n{LOOP_LINE}\n"))
-    data = json.loads(cli("run", "--json", "Write it again", cwd=ws, timeout=120).stdout)
+    data = json.loads(cli("run", "--json", "Write it again", cwd=ws).stdout)
     step = data["steps"][0]
     # Billed for what it read: "I ", "wrote ", "it.\n", the line's first copy word by word
     # (7 pieces), then three more copies whole: 13 pieces, of 20,000 lines sent.
@@ -121,10 +121,10 @@ def test_an_unparsable_answer_is_reported_beside_it(looping: tuple[StandIn, Path
     standin, ws = looping
     broken = "```python\ndef reverse(s):\n    out = s[::-1\n    return out\n```\n"
     standin.push(Behaviour(text=broken + "The output of the above code will be: 'cba'"))
-    out = cli("run", "Write a Python function that reverses a string", cwd=ws, timeout=120)
+    out = cli("run", "Write a Python function that reverses a string", cwd=ws)
     assert "warning: the answer's code does not parse: line 3, '[' was never closed" in out.stdout
     assert "The output of the above code" not in out.stdout  # cut at the block's end
     standin.push(Behaviour(text=broken))
-    data = json.loads(cli("run", "--json", "Write it", cwd=ws, timeout=120).stdout)
+    data = json.loads(cli("run", "--json", "Write it", cwd=ws).stdout)
     assert data["problems"] == ["the answer's code does not parse: line 3, '[' was never closed"]
     assert "SmolLM2" not in out.stdout  # the smoke-test note is for the default pool only

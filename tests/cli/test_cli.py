@@ -28,7 +28,7 @@ def write_config(root: Path, url: str, backend: str = "static", extra: str = "")
 
 
 def cli(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = helpers.WAIT
 ) -> subprocess.CompletedProcess[str]:
     return helpers.cli(*args, cwd=cwd, env=env, timeout=timeout)
 
@@ -184,7 +184,7 @@ def test_plan_with_real_smollm2_on_cpu(tmp_path: Path, smollm2: Path) -> None:
     no_keys = {k: "" for k in os.environ if k.endswith("_API_KEY")}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return cli(*args, cwd=tmp_path, env=no_keys, timeout=600)
+        return cli(*args, cwd=tmp_path, env=no_keys)
 
     out = run("plan", "Fix the bug in add()", "--json")
     assert out.returncode == 0, out.stderr
@@ -198,10 +198,15 @@ def test_plan_with_real_smollm2_on_cpu(tmp_path: Path, smollm2: Path) -> None:
     out = run("plan", "Fix the bug in add()", "--json")
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
-    # Constrained decoding makes even a 135M model's output a valid plan.
-    assert plan["source"] == "transformers", plan
+    # The model was asked and answered (grammar-constrained, so its answer parses); what a
+    # 135M model writes differs from machine to machine, so the contract is asserted, not
+    # its words: a plan of the pool's worker, or the plan check's refusal and static.
+    assert plan["conductor"]["usage"]["output_tokens"] > 0, plan
     assert 1 <= len(plan["steps"]) <= 5
     assert all(s["worker"] == "local" for s in plan["steps"])
+    if plan["source"] != "transformers":
+        assert plan["source"].startswith("static (fallback: "), plan
+        assert plan["error"] and plan["error"] in plan["source"], plan
 
 
 def test_denied_files_are_never_sent(

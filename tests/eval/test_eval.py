@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import WAIT
 from standin import Seen, StandIn
 
 from conductor_lsp import ConfigError, run_tests
@@ -80,7 +81,7 @@ async def test_humaneval_tasks_each_hold_one_bug_that_their_check_finds(tmp_path
         [sys.executable, str(script), "--out", str(out), "--count", "8"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=WAIT,
     )
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith("8 tasks in")
@@ -104,7 +105,7 @@ async def test_humaneval_tasks_each_hold_one_bug_that_their_check_finds(tmp_path
         [sys.executable, str(script), "--out", str(again), "--count", "8"],
         check=True,
         capture_output=True,
-        timeout=300,
+        timeout=WAIT,
     )
     assert [(t.name, t.solution) for t in load_suite(again)] == [
         (t.name, t.solution) for t in tasks
@@ -200,7 +201,7 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=WAIT,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = {
@@ -227,7 +228,7 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
         [sys.executable, "-m", "conductor_lsp.cli", "eval", str(suite), "--strategy",
          "conductor,static,search,single:quick", "--config", str(config), "--out", str(out),
          "--resume", "--order", "tasks"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT,
     )  # fmt: skip
     assert again.returncode == 0, again.stdout + again.stderr
     kept = out.read_text().splitlines()
@@ -308,7 +309,7 @@ async def test_quixbugs_tasks_fail_as_given_and_pass_with_the_corrected_program(
         [sys.executable, str(script), "--repo", str(repo), "--out", str(out)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=WAIT,
     )
     assert built.returncode == 0, built.stderr
     assert "skipped inc: fails with its fix" in built.stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import git
 import pytest
-from helpers import cli, cli_env, config, sr, worker
+from helpers import WAIT, cli, cli_env, config, sr, worker
 from standin import Seen, StandIn
 
 BUGS = {  # function: (buggy body, fixed body, test)
@@ -76,7 +76,7 @@ def repo(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_learn_fits_the_policy_on_the_older_tasks(repo) -> None:  # type: ignore[no-untyped-def]
     root, env = repo
-    done = cli("learn", str(root), "--budget-usd", "5", env=env, timeout=600)
+    done = cli("learn", str(root), "--budget-usd", "5", env=env)
     assert done.returncode == 0, done.stderr
     assert "3 task(s) from 4 commit(s)" in done.stdout
     policy = json.loads((root / ".conductor" / "policy.json").read_text())
@@ -101,8 +101,8 @@ def test_learn_killed_by_a_signal_goes_on_where_it_stopped(repo) -> None:  # typ
         if line.startswith("ran "):
             proc.send_signal(signal.SIGKILL)  # no clean-up at all: the hardest stop
             break
-    proc.wait(timeout=120)
-    again = cli("learn", str(root), "--budget-usd", "5", env=env, timeout=600)
+    proc.wait(timeout=WAIT)
+    again = cli("learn", str(root), "--budget-usd", "5", env=env)
     assert again.returncode == 0, again.stderr
     assert "(4 already mined, skipped)" in again.stdout
     ran = [line for line in again.stdout.splitlines() if line.startswith("ran ")]
@@ -119,6 +119,6 @@ def test_learn_says_how_to_use_a_policy_the_configuration_does_not_name(repo) ->
     root, env = repo
     toml = root / "conductor.toml"
     toml.write_text(toml.read_text().replace('policy = ".conductor/policy.json"\n', ""))
-    done = cli("learn", str(root), "--budget-usd", "5", env=env, timeout=600)
+    done = cli("learn", str(root), "--budget-usd", "5", env=env)
     assert done.returncode == 0, done.stderr
     assert 'use it: [conductor] policy = ".conductor/policy.json"; [learn] online' in done.stdout

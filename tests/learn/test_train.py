@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import WAIT
 from standin import Seen, StandIn
 from tiny_model import well_formed
 
@@ -85,7 +86,7 @@ async def test_grpo_trains_saves_and_the_result_plans(
     proc = subprocess.run(
         [sys.executable, "-m", "conductor_lsp.cli", "train", str(suite), "--out", str(out),
          "--config", str(config), *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "held-out mean reward" in proc.stdout

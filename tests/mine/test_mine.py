@@ -102,7 +102,7 @@ def mined(tmp_path: Path) -> tuple[Path, Path, dict[str, str], str]:
     (root / "calc.py").write_text((root / "calc.py").read_text() + "# another edit\n")
     before = git_state(root)
     out = tmp_path / "suite"
-    done = cli("mine", str(root), "--out", str(out), timeout=600)
+    done = cli("mine", str(root), "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert git_state(root) == before  # HEAD, index, stash, untracked and edits untouched
     return root, out, shas, done.stdout
@@ -130,7 +130,7 @@ def test_exactly_the_bug_fix_becomes_a_task(mined: tuple[Path, Path, dict[str, s
 
 def test_a_second_run_resumes(mined: tuple[Path, Path, dict[str, str], str]) -> None:
     root, out, _, _ = mined
-    again = cli("mine", str(root), "--out", str(out), timeout=600)
+    again = cli("mine", str(root), "--out", str(out))
     assert again.returncode == 0 and "(6 already mined, skipped)" in again.stdout
     assert "1 task(s) from 0 commit(s)" in again.stdout
 
@@ -144,8 +144,8 @@ def test_a_mined_task_never_shows_the_fix(
         cfg = tmp_path / "pool.toml"
         cfg.write_text(config('backend = "static"', worker("coder", standin.url)))
         done = cli("eval", str(out), "--strategy", "static", "--config", str(cfg),
-                   "--max-iterations", "1", "--out", str(tmp_path / "rows.jsonl"), cwd=tmp_path,
-                   timeout=600)  # fmt: skip
+                   "--max-iterations", "1", "--out", str(tmp_path / "rows.jsonl"),
+                   cwd=tmp_path)  # fmt: skip
         assert done.returncode in (0, 1), done.stderr
         assert standin.seen  # the worker was asked
         assert all("x * y" not in s.prompt() for s in standin.seen)
@@ -171,7 +171,7 @@ def test_merges_are_mined_against_their_first_parent_when_asked(
     mined: tuple[Path, Path, dict[str, str], str], tmp_path: Path
 ) -> None:
     root, out, shas, _ = mined
-    done = cli("mine", str(root), "--out", str(tmp_path / "merges"), "--merges", timeout=600)
+    done = cli("mine", str(root), "--out", str(tmp_path / "merges"), "--merges")
     assert done.returncode == 0, done.stderr
     tasks = sorted(p.name for p in (tmp_path / "merges").iterdir() if p.is_dir())
     assert tasks == sorted(
@@ -191,8 +191,7 @@ def test_ray_gives_the_rows_and_tasks_a_local_run_gives(
     pytest.importorskip("ray")
     root, out, _, _ = mined
     on_ray = tmp_path / "on-ray"
-    done = cli("mine", str(root), "--out", str(on_ray), "--ray", "local", "--jobs", "2",
-               timeout=600)  # fmt: skip
+    done = cli("mine", str(root), "--out", str(on_ray), "--ray", "local", "--jobs", "2")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "on Ray: 1 node(s), 2 CPUs" in done.stdout
     assert _rows(on_ray) == _rows(out) and sum(1 for r in _rows(out) if r[1]) == 1
@@ -205,7 +204,7 @@ def test_a_fix_whose_tests_cannot_run_is_named_by_its_error(tmp_path: Path) -> N
     broken = CALC.replace("    return a + b\n", "    return a * (b\n", 1)  # a fix that cannot parse
     commit(repo, {"calc.py": broken, "test_calc.py": "from calc import mul\n\n\ndef test_mul():"
            "\n    assert mul(2, 3) == 6\n"}, "Fix mul, badly")  # fmt: skip
-    done = cli("mine", str(tmp_path / "repo"), "--out", str(tmp_path / "suite"), timeout=600)
+    done = cli("mine", str(tmp_path / "repo"), "--out", str(tmp_path / "suite"))
     assert done.returncode == 0, done.stderr
     assert "skipped 1: the tests do not run with the fix (SyntaxError)" in done.stdout
     assert "0 task(s)" in done.stdout

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import FAIL, TEST_COMMAND, calc_project, write_episodes
+from helpers import FAIL, TEST_COMMAND, WAIT, calc_project, write_episodes
 from helpers import policy_pool as pool
 from standin import Seen, StandIn
 
@@ -280,7 +280,7 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
     cli = [sys.executable, "-m", "conductor_lsp.cli"]
     trained = subprocess.run(
         [*cli, "train", "--policy", "--from-episodes", str(episodes), "--out", str(out)],
-        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+        capture_output=True, text=True, timeout=WAIT, env=env, cwd=tmp_path,
     )  # fmt: skip
     assert trained.returncode == 0, trained.stdout + trained.stderr
     assert "policy fitted on 48 judged candidates" in trained.stdout
@@ -288,13 +288,13 @@ def test_train_policy_from_episodes_and_doctor_shows_it(tmp_path: Path) -> None:
     assert about["examples"] == 48 and about["held_out"]["pick_green"] >= 0.9
     (out.parent / "conductor.toml").write_text('[conductor]\npolicy = "policy.json"\n')
     doctor = subprocess.run(
-        [*cli, "doctor", str(out.parent)], capture_output=True, text=True, timeout=120, env=env
+        [*cli, "doctor", str(out.parent)], capture_output=True, text=True, timeout=WAIT, env=env
     )
     assert "48 judged candidates" in doctor.stdout and "pick_green" in doctor.stdout
     assert f"weights trusted {Policy.load(out).trust:g} against" in doctor.stdout
     summary = subprocess.run(
         [*cli, "episodes", str(out.parent), "--summary", "--file", str(episodes)],
-        capture_output=True, text=True, timeout=120, env=env,
+        capture_output=True, text=True, timeout=WAIT, env=env,
     )  # fmt: skip
     assert "predicted against judged candidates" in summary.stdout, summary.stdout
     high = next(line for line in summary.stdout.splitlines() if "80-100%" in line)

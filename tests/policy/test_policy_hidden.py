@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import FAIL, write_episodes
+from helpers import FAIL, WAIT, write_episodes
 from helpers import policy_pool as pool
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
@@ -134,7 +134,7 @@ def test_train_policy_reads_the_tasks_with_the_conductor_model_and_the_session_d
     trained = subprocess.run(
         [*cli, "train", "--policy", "--features", "hidden", "--from-episodes", str(episodes),
          "--out", str(root / "policy.json")],
-        capture_output=True, text=True, timeout=300, env=env, cwd=root,
+        capture_output=True, text=True, timeout=WAIT, env=env, cwd=root,
     )  # fmt: skip
     assert trained.returncode == 0, trained.stdout + trained.stderr
     assert "reading 24 tasks with the conductor model (model:" in trained.stdout
@@ -156,7 +156,7 @@ def test_train_policy_reads_the_tasks_with_the_conductor_model_and_the_session_d
     # Its calibration reads every recorded brief with the same model first.
     summary = subprocess.run(
         [*cli, "episodes", str(root), "--summary", "--file", str(episodes)],
-        capture_output=True, text=True, timeout=300, env=env,
+        capture_output=True, text=True, timeout=WAIT, env=env,
     )  # fmt: skip
     assert "predicted against judged candidates" in summary.stdout, summary.stdout + (
         summary.stderr
@@ -170,7 +170,7 @@ def test_train_policy_reads_the_tasks_with_the_conductor_model_and_the_session_d
     refused = subprocess.run(
         [*cli, "train", "--policy", "--features", "hidden", "--from-episodes", str(episodes),
          "--out", str(tmp_path / "x.json")],
-        capture_output=True, text=True, timeout=120, env=env, cwd=root,
+        capture_output=True, text=True, timeout=WAIT, env=env, cwd=root,
     )  # fmt: skip
     assert refused.returncode != 0 and "runs none in this process" in refused.stdout + (
         refused.stderr

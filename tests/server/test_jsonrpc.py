@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from helpers import WAIT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsp_editor import SERVER
@@ -58,7 +59,7 @@ class Wire:
     def request(self, msg_id: Any, method: str, params: Any) -> None:
         self.send(frame({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}))
 
-    def reply(self, msg_id: Any, timeout: float = 20) -> dict[str, Any]:
+    def reply(self, msg_id: Any, timeout: float = WAIT) -> dict[str, Any]:
         """The next response with ``msg_id`` (other messages are skipped)."""
         assert self.proc.stdout is not None
         while True:

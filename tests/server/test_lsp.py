@@ -125,7 +125,7 @@ async def test_cancel_leaves_buffer_untouched(
     await wait_for(lambda: standin.seen, what="the worker call")
     cancelled = await run_command(client, "conductor.cancel", {"jobId": res["jobId"]})
     assert cancelled["cancelled"] == [res["jobId"]]
-    end = await job_end(client, res["jobId"], timeout=10)
+    end = await job_end(client, res["jobId"])
     assert "cancel" in end.message
     await asyncio.sleep(0.3)
     assert editor.text(uri) == BUGGY and editor.edits == []  # type: ignore[attr-defined]
@@ -142,7 +142,7 @@ async def test_cancel_from_progress_ui(
     client.window_work_done_progress_cancel(
         types.WorkDoneProgressCancelParams(token=f"conductor-{res['jobId']}")
     )
-    end = await job_end(client, res["jobId"], timeout=10)
+    end = await job_end(client, res["jobId"])
     assert "cancel" in end.message and editor.edits == []  # type: ignore[attr-defined]
 
 
@@ -225,7 +225,7 @@ async def test_fix_tests_publishes_and_clears_diagnostics(
     await wait_for(lambda: client.diagnostics.get(test_uri), what="test diagnostics")
     diag = client.diagnostics[test_uri][0]
     assert diag.source == "conductor" and diag.range.start.line == 4 and "test_add" in diag.message
-    end = await job_end(client, res["jobId"], timeout=120)
+    end = await job_end(client, res["jobId"])
     assert end.message.startswith("green")
     assert "make the tests pass" not in end.message  # clients show the title beside it
     messages = [r.message or "" for r in progress(client, res["jobId"])]
@@ -408,7 +408,7 @@ async def test_cancel_request_stops_the_job_it_started(ws: Path, standin: StandI
         res = await asyncio.wrap_future(fut)
         await wait_for(lambda: standin.seen, what="the worker call")
         client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="fix-request-1"))
-        end = await job_end(client, res["jobId"], timeout=10)
+        end = await job_end(client, res["jobId"])
         assert "cancel" in end.message and editor.edits == []
 
 
