@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .answers import AnswerWatch
+from .answers import AnswerWatch, TokenFlow
 from .config.schema import ConductorConfig, Config, TestConfig, WorkerConfig
 from .plan import Plan
 from .task import Task
@@ -43,6 +43,8 @@ class WorkerRequest:
     temperature: float | None = None
     #: The subtask asks for code alone: the answer ends where its first code block closes.
     stop_after_code: bool = False
+    #: The answer's tokens as they come (its watch counts them; the engine reports them).
+    flow: TokenFlow = field(default_factory=TokenFlow, compare=False, repr=False)
 
     def temperature_for(self, configured: float) -> float:
         """This call's temperature: the request's, else the worker's (negative: the
@@ -54,7 +56,7 @@ class WorkerRequest:
 
     def watch(self) -> AnswerWatch:
         """A fresh watch over this request's answer (see ``answers.watch``)."""
-        return AnswerWatch(code=self.stop_after_code)
+        return AnswerWatch(code=self.stop_after_code, flow=self.flow)
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,8 @@ class StandIn:
     host: str = "127.0.0.1"
     port: int = 0
     latency: float = 0.0
+    #: Seconds before each event of a streamed answer (a model decoding slowly).
+    drip: float = 0.0
     responder: Callable[[Seen], str] = default_text
     script: list[Behaviour] = field(default_factory=list)
     #: Picks a behaviour per request (before the script); None falls through.
@@ -170,7 +172,7 @@ class StandIn:
             events = _stream_events(provider, seen, text)
             if b.kind == "stream-cut":
                 events = events[: max(1, len(events) // 2)]
-            self._send_stream(h, events, cut=b.kind == "stream-cut")
+            self._send_stream(h, events, cut=b.kind == "stream-cut", drip=self.drip)
             return
         payload = json.dumps(_json_reply(provider, seen, text))
         if b.kind == "cut":
@@ -219,13 +221,16 @@ class StandIn:
             self.loop_sent += 1
 
     @staticmethod
-    def _send_stream(h: BaseHTTPRequestHandler, events: list[str], cut: bool) -> None:
+    def _send_stream(
+        h: BaseHTTPRequestHandler, events: list[str], cut: bool, drip: float = 0.0
+    ) -> None:
         h.send_response(200)
         h.send_header("content-type", "text/event-stream")
         h.send_header("cache-control", "no-cache")
         h.send_header("connection", "close")
         h.end_headers()
         for ev in events:
+            time.sleep(drip)
             h.wfile.write(ev.encode())
             h.wfile.flush()
         h.close_connection = True

@@ -23,6 +23,18 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 
 
 @dataclass
+class TokenFlow:
+    """Tokens of an answer as they come, counted by whoever feeds its watch (a decoding
+    thread, a stream) and read by whoever reports progress (the engine), so a long answer
+    is never silence. Plain int updates: one writer, readers that only look."""
+
+    tokens: int = 0
+
+    def add(self, n: int) -> None:
+        self.tokens += n
+
+
+@dataclass
 class AnswerWatch:
     """Fed the answer piece by piece; ``feed`` returns why to stop ('' to go on).
 
@@ -30,6 +42,8 @@ class AnswerWatch:
     code block closes (prose after it is a model talking to itself)."""
 
     code: bool = False
+    #: Where the tokens fed are counted (a fresh count of its own when none is shared).
+    flow: TokenFlow = field(default_factory=TokenFlow)
     text: str = ""
     reason: str = ""
     _done_lines: int = 0
@@ -39,7 +53,9 @@ class AnswerWatch:
     _seen: dict[str, int] = field(default_factory=dict)
     _fence: str = ""
 
-    def feed(self, piece: str) -> str:
+    def feed(self, piece: str, tokens: int = 1) -> str:
+        """Why to stop, now that ``piece`` came (``tokens`` of them, counted in ``flow``)."""
+        self.flow.add(tokens)
         if self.reason or not piece:
             return self.reason
         self.text += piece

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import ConfigError
 from ..models.transformers import check_adapter, check_quantize
 
 
@@ -30,8 +31,13 @@ class TransformersOptions(DecodingOptions):
     quantize: str = "auto"
     """auto (int8 on the CPU), none, or int8: the linear layers as dynamic int8 (1.8x the
     tokens/s of float32 on a CPU)."""
+    threads: int = 0
+    """CPU threads; 0: the cores free when each answer starts (looked at again every few
+    seconds while it decodes), so another busy program does not stall decoding."""
 
     def check(self) -> None:
+        if self.threads < 0:
+            raise ConfigError("conductor.threads must be at least 0")
         if self.adapter:
             check_adapter(self.adapter)
         check_quantize(self.quantize)

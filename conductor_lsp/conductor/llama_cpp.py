@@ -40,7 +40,7 @@ class LlamaCppConductor(InProcessConductor):
     def doctor(cls, config: ConductorConfig) -> Check:
         if not llama_available():
             return "no", "pip install 'conductor-lsp[llama]' (builds llama.cpp: minutes)"
-        return "ok", f"llama.cpp in process, {default_threads()} threads, GBNF grammar"
+        return "ok", f"llama.cpp in process, the free of {default_threads()} cores, GBNF grammar"
 
     def __init__(self, config: ConductorConfig) -> None:
         if not config.model:

@@ -98,6 +98,7 @@ class TransformersConductor(InProcessConductor):
             temperature=self.config.temperature,
             logits_processors=processors,
             stop=self.decoder.stop,
+            threads=self.options.threads,
         )
 
 

@@ -21,6 +21,7 @@ from ..errors import BudgetExceeded, ConfigError
 from ..plan import Lane
 from ..runtime.budget import Meter
 from ..runtime.events import EventSink, LoopNote, ignore
+from ..runtime.pulse import heartbeat
 from ..runtime.session import Session
 from ..testrun import TestRun, run_tests
 from .candidates import Round, State, best_of
@@ -80,6 +81,13 @@ class FixLoop:
         self.on_event(LoopNote(k, message))
 
     async def run(self) -> FixReport:
+        """The job, start to end, never silent for long (``runtime.pulse``)."""
+        async with heartbeat(self.on_event) as self.on_event:
+            report = await self._run()
+            self.note(0, f"job ended: {report.outcome} in {report.seconds:.1f}s")
+        return report
+
+    async def _run(self) -> FixReport:
         started = time.monotonic()
         start_cp, first = await self._begin()
         report = FixReport(FixOutcome.FAILED, "", first, first, start_cp)
@@ -162,9 +170,11 @@ class FixLoop:
             report.rounds.append(rnd)
             self._bill(report, rnd)
             self._keep_best(rnd)
-            spent = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
-            if spent:
-                raise BudgetExceeded(spent)
+            best = _state(self.best.run) if self.best is not None else "?"
+            self.note(k, f"round over: best so far {best}; {spent(report, so_far=True)}")
+            out_of = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
+            if out_of:
+                raise BudgetExceeded(out_of)
             progress = _progressed(rnd)
             for lane in lanes:
                 new = self._named(rnd, lane)
@@ -178,8 +188,6 @@ class FixLoop:
         """The bill so far, beside what the strongest worker alone would have cost."""
         report.alone += rnd.alone()
         report.strongest = rnd.strongest or report.strongest
-        if report.strongest:
-            self.note(rnd.index, spent(report, so_far=True))
 
     def _keep_best(self, rnd: Round) -> None:
         """A green candidate ends the job; else the round's best is kept if it beats the

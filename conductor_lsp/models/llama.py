@@ -11,7 +11,6 @@ prefix, so consecutive plans re-read only what changed.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from ..answers import AnswerWatch
 from ..errors import BackendUnavailable, ConfigError
 from . import stats as model_stats
 from .base import Generation, LoadOnce, has_module
+from .cores import RETHREAD, decode_threads, usable_cores
 from .hidden import mean_vector
 
 _LOADED: LoadOnce[LlamaModel] = LoadOnce()
@@ -34,7 +34,8 @@ class LlamaEngineOptions:
     n_ctx: int = 8192
     """Context length in tokens (prompt and answer)."""
     threads: int = 0
-    """CPU threads; 0: every core this process may use."""
+    """CPU threads; 0: the cores free when each answer starts (looked at again every few
+    seconds while it decodes), so another busy program does not stall decoding."""
 
     def check(self) -> None:
         if self.n_ctx < 256 or self.threads < 0:
@@ -47,11 +48,9 @@ def llama_available() -> bool:
 
 
 def default_threads() -> int:
-    """Every core this process may use (llama-cpp-python's own default is half)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """Every core this process may use (llama-cpp-python's own default is half): what a
+    model loads with; each answer then decodes on the cores free (``models.cores``)."""
+    return usable_cores()
 
 
 class LlamaModel:
@@ -68,16 +67,18 @@ class LlamaModel:
         if file.suffix.lower() != ".gguf" or not file.is_file():
             raise ConfigError(f"the llama.cpp engine needs a .gguf file; {path!r} is not one")
         self.path = str(file)
-        self.threads = threads or default_threads()
-        self.key = f"llama:{self.path}:{n_ctx}:{self.threads}"
-        engine = f"llama.cpp ({self.threads} threads)"
+        #: Threads asked for (0: the cores free at each answer) and those set now.
+        self.threads = threads
+        self.current_threads = threads or default_threads()
+        self.key = f"llama:{self.path}:{n_ctx}:{threads}"
+        engine = f"llama.cpp ({threads or 'free cores'} threads)"
         model_stats.loading(self.path, engine)
         started = time.monotonic()
         self.llm: Any = llama_cpp.Llama(
             model_path=self.path,
             n_ctx=n_ctx,
-            n_threads=self.threads,
-            n_threads_batch=self.threads,
+            n_threads=self.current_threads,
+            n_threads_batch=self.current_threads,
             verbose=False,
         )
         self.load_seconds = time.monotonic() - started
@@ -91,8 +92,20 @@ class LlamaModel:
 
     @classmethod
     def get(cls, path: str, n_ctx: int = 8192, threads: int = 0) -> LlamaModel:
-        key = (str(Path(path).expanduser().resolve()), n_ctx, threads or default_threads())
+        key = (str(Path(path).expanduser().resolve()), n_ctx, threads)
         return _LOADED.get(key, lambda: cls(path, n_ctx, threads))
+
+    def use_threads(self) -> int:
+        """The threads the next tokens decode with: the configured count, else the cores
+        free now (``models.cores``); llama.cpp takes a new count between two tokens."""
+        n = decode_threads(self.threads)
+        ctx = getattr(self.llm, "ctx", None)
+        if n != self.current_threads and ctx is not None:
+            import llama_cpp
+
+            llama_cpp.llama_set_n_threads(ctx, n, n)
+            self.current_threads = n
+        return n
 
     def _grammar(self, text: str) -> Any:
         import llama_cpp
@@ -185,6 +198,7 @@ class LlamaModel:
 
         with self._gen_lock:
             started = time.monotonic()
+            self.use_threads()
             before = [int(t) for t in self.llm.input_ids[: self.llm.n_tokens]]
             processors, native = self._constraint(grammar)
             stream = self.llm.create_chat_completion(
@@ -231,8 +245,12 @@ class LlamaModel:
         cut to), and closing the stream stops llama.cpp."""
         first, prompt, tokens = 0.0, 0, 0
         parts: list[str] = []
+        threaded = time.monotonic()
         try:
             for chunk in stream:
+                if time.monotonic() - threaded > RETHREAD:
+                    threaded = time.monotonic()
+                    self.use_threads()
                 if stop is not None and stop.is_set():
                     parts = []  # what it wrote so far is dropped: the job is gone
                     break

@@ -21,6 +21,7 @@ from ..errors import BackendUnavailable, ConfigError
 from . import stats as model_stats
 from . import weights as weights_cache
 from .base import Generation, LoadOnce, has_module
+from .cores import RETHREAD, decode_threads
 
 _SENTINEL = "\ue000USER\ue000"
 _LOADED: LoadOnce[LocalModel] = LoadOnce()
@@ -211,6 +212,7 @@ class LocalModel:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()
         engine = f"transformers ({self.device}{', int8' if quantize == 'int8' else ''})"
+        use_threads(self.device, 0)
         model_stats.loading(model, engine, _load_note(model, self.device))
         how: list[str] = []
         self.model, self.tokenizer = load_pretrained(model, self.device, how=how)
@@ -248,6 +250,7 @@ class LocalModel:
         if not ids:
             ids = [self.tokenizer.eos_token_id or 0]
         with self._gen_lock, torch.no_grad():
+            use_threads(self.device, 0)
             out = self.model(
                 input_ids=torch.tensor([ids], device=self.device), output_hidden_states=True
             )
@@ -274,9 +277,11 @@ class LocalModel:
         logits_processors: Sequence[Any] = (),
         stop: threading.Event | None = None,
         watch: AnswerWatch | None = None,
+        threads: int = 0,
     ) -> Generation:
         """Generate a continuation; blocking, so callers run it in a thread. ``watch``
-        ends it when the answer loops or its code is done."""
+        ends it when the answer loops or its code is done. ``threads`` (0: the cores free,
+        looked at again every few seconds) is what the CPU decodes with."""
         import torch
         import transformers
 
@@ -292,7 +297,8 @@ class LocalModel:
                 kw.update(do_sample=True, temperature=temperature)
             else:
                 kw.update(do_sample=False)
-            crit = _stopper(stop, watch, self.tokenizer, len(ids))
+            use_threads(self.device, threads)
+            crit = _stopper(stop, watch, self.tokenizer, len(ids), self.device, threads)
             pad = self.tokenizer.pad_token_id
             if pad is None:
                 pad = self.tokenizer.eos_token_id
@@ -328,10 +334,12 @@ def _stopper(
     watch: AnswerWatch | None = None,
     tokenizer: Any = None,
     prompt_len: int = 0,
+    device: str = "cpu",
+    threads: int = 0,
 ) -> Any:
     """A stopping criterion that ends generation when ``stop`` is set (a cancelled job) or
-    ``watch`` says so (the new tokens decoded every few steps), and notes when the first
-    token came."""
+    ``watch`` says so (the new tokens decoded every few steps), notes when the first token
+    came, and every ``RETHREAD`` seconds fits the threads to the cores free then."""
     import torch
     import transformers
 
@@ -339,16 +347,23 @@ def _stopper(
         first: float = 0.0
         seen: str = ""
         steps: int = 0
+        threaded: float = time.monotonic()
 
         def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
+            now = time.monotonic()
             if not self.first:
-                self.first = time.monotonic()
+                self.first = now
             flag = bool(stop is not None and stop.is_set())
             self.steps += 1
+            if watch is not None:
+                watch.flow.add(1)
             if watch is not None and tokenizer is not None and self.steps % WATCH_EVERY == 0:
                 text = tokenizer.decode(input_ids[0][prompt_len:], skip_special_tokens=True)
-                flag = flag or bool(watch.feed(text[len(self.seen) :]))
+                flag = flag or bool(watch.feed(text[len(self.seen) :], 0))
                 self.seen = text
+            if now - self.threaded > RETHREAD:
+                self.threaded = now
+                use_threads(device, threads)
             return torch.full((input_ids.shape[0],), flag, dtype=torch.bool)
 
     return Stop()
@@ -356,6 +371,19 @@ def _stopper(
 
 #: Tokens between two looks of the watch (each decodes the answer so far).
 WATCH_EVERY = 8
+
+
+def use_threads(device: str, configured: int) -> int:
+    """torch's CPU threads for what comes next: ``configured``, else the cores free now
+    (``models.cores``); on a GPU the CPU only feeds it, and is left as it is."""
+    if device != "cpu":
+        return 0
+    import torch
+
+    n = decode_threads(configured)
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return n
 
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

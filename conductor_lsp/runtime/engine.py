@@ -21,7 +21,8 @@ from ..task import Task
 from ..usage import Tally
 from ..workers.pool import WorkerPool
 from .budget import Meter
-from .events import EventSink, JobDone, PlanReady, StepFinished, StepStarted, ignore
+from .events import EventSink, PlanDone, PlanReady, StepFinished, StepStarted, ignore
+from .pulse import step_ticks
 from .requests import build_request, repeats
 from .results import JobOutcome, JobResult, StepResult
 from .trace import Trace
@@ -166,7 +167,7 @@ class Engine:
             trace_path=str(self.trace.path or ""),
         )
         self.trace.write("done", outcome=outcome, reason=reason, cost=result.cost)
-        self.on_event(JobDone(result))
+        self.on_event(PlanDone(result))
         return result
 
     async def _run_step(
@@ -239,12 +240,15 @@ class Engine:
     ) -> None:
         """One worker call: its answer (or error) into ``res``, its bill into the tallies."""
         t0 = time.monotonic()
+        ticks = asyncio.create_task(step_ticks(self.on_event, i, step, request.flow))
         try:
             resp: WorkerResponse = await self.pool[step.worker].complete(request)
         except ConductorError as e:
             res.error, res.elapsed = str(e), time.monotonic() - t0
             self.trace.write("error", step=i, worker=step.worker, error=str(e))
             return
+        finally:
+            ticks.cancel()
         res.text, res.usage, res.cost, res.elapsed, res.cut = (
             resp.text,
             resp.usage,

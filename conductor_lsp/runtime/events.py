@@ -35,7 +35,22 @@ class StepFinished:
 
 
 @dataclass(frozen=True)
-class JobDone:
+class StepWorking:
+    """A step's call still going, every few seconds: how long, and the answer's tokens
+    so far where they come one by one (in process, streamed; 0 where it comes whole)."""
+
+    index: int
+    step: Step
+    seconds: float
+    tokens: int
+    #: Tokens a second since the last report (0 before the first token).
+    rate: float
+
+
+@dataclass(frozen=True)
+class PlanDone:
+    """A plan's steps all ended (a fix round runs one plan a lane; ``run`` runs one)."""
+
     result: JobResult
 
 
@@ -58,7 +73,25 @@ class CandidateJudged:
     green: bool
 
 
-Event = PlanReady | StepStarted | StepFinished | JobDone | LoopNote | CandidateJudged
+@dataclass(frozen=True)
+class Quiet:
+    """Nothing else was said for a while (a model loading, tests running): what the job
+    was last seen doing, and for how long, so progress never goes silent."""
+
+    seconds: float
+    last: str
+
+
+Event = (
+    PlanReady
+    | StepStarted
+    | StepWorking
+    | StepFinished
+    | PlanDone
+    | LoopNote
+    | CandidateJudged
+    | Quiet
+)
 EventSink = Callable[[Event], None]
 
 
@@ -75,6 +108,16 @@ def describe_event(event: Event) -> str:
         )
     if isinstance(event, StepStarted):
         return f"step {event.index} started: {event.step.worker} ({event.step.role})"
+    if isinstance(event, StepWorking):
+        what = f"step {event.index}: {event.step.worker} ({event.step.role})"
+        if not event.tokens:
+            return f"{what} waiting for its answer, {event.seconds:.0f}s"
+        return (
+            f"{what} answering: {event.tokens} tokens, {event.rate:.1f} tokens/s, "
+            f"{event.seconds:.0f}s"
+        )
+    if isinstance(event, Quiet):
+        return f"still working, {event.seconds:.0f}s since: {event.last}"
     if isinstance(event, StepFinished):
         if event.skipped:
             return f"step {event.index} skipped: {event.skipped}"
@@ -90,8 +133,8 @@ def describe_event(event: Event) -> str:
         return f"[{event.iteration}] {event.message}"
     if isinstance(event, CandidateJudged):
         return f"[{event.round}] candidate {event.label}: {event.verdict}"
-    if isinstance(event, JobDone):
+    if isinstance(event, PlanDone):
         r = event.result
         tail = f": {r.reason}" if r.reason else ""
-        return f"job {r.outcome}{tail} in {r.seconds:.1f}s, ${r.cost:.4f}"
+        return f"plan finished: {r.outcome}{tail} in {r.seconds:.1f}s, ${r.cost:.4f}"
     return str(event)

@@ -21,7 +21,8 @@ from ..task import Task
 from ..workers.pool import WorkerPool
 from .budget import Meter
 from .engine import Engine, plan_record
-from .events import EventSink, JobDone, PlanReady, ignore
+from .events import EventSink, PlanDone, PlanReady, ignore
+from .pulse import heartbeat
 from .results import JobOutcome, JobResult, StepResult
 from .trace import Trace, new_trace_path
 
@@ -173,37 +174,38 @@ class Session:
         meter = meter or Meter(self.config.budget)
         trace = self.new_trace()
         started = time.monotonic()
-        try:
-            trace.write("task", task=task.render(), root=str(self.config.root))
-            infos = self.infos(task, meter)
-            if plan is None:
-                try:
-                    plan = await self.plan(task, meter, infos)
-                except BudgetExceeded as e:
-                    return self._stopped(str(e), started, trace, on_event)
-            engine = Engine(
-                self.pool,
-                meter,
-                on_event=on_event,
-                trace=trace,
-                sample_temperature=self.config.search.temperature,
-            )
-            if engine_ref is not None:
-                engine_ref.append(engine)
-            result = await engine.run(plan, task, started=started, on_leaf=on_leaf, asked=asked)
-            result.workers = tuple(infos)
-            result.recorded = result.record(
-                task,
-                self.config.conductor.max_steps,
-                self.conductor.name,
-                job=job,
-                round_index=round_index,
-                lane=lane,
-            )
-            result.episode = self.episodes.episode(result.recorded)
-            return result
-        finally:
-            trace.close()
+        async with heartbeat(on_event) as on_event:
+            try:
+                trace.write("task", task=task.render(), root=str(self.config.root))
+                infos = self.infos(task, meter)
+                if plan is None:
+                    try:
+                        plan = await self.plan(task, meter, infos)
+                    except BudgetExceeded as e:
+                        return self._stopped(str(e), started, trace, on_event)
+                engine = Engine(
+                    self.pool,
+                    meter,
+                    on_event=on_event,
+                    trace=trace,
+                    sample_temperature=self.config.search.temperature,
+                )
+                if engine_ref is not None:
+                    engine_ref.append(engine)
+                result = await engine.run(plan, task, started=started, on_leaf=on_leaf, asked=asked)
+                result.workers = tuple(infos)
+                result.recorded = result.record(
+                    task,
+                    self.config.conductor.max_steps,
+                    self.conductor.name,
+                    job=job,
+                    round_index=round_index,
+                    lane=lane,
+                )
+                result.episode = self.episodes.episode(result.recorded)
+                return result
+            finally:
+                trace.close()
 
     def _stopped(self, reason: str, started: float, trace: Trace, on_event: EventSink) -> JobResult:
         """A job the budget stopped before a plan existed."""
@@ -212,7 +214,7 @@ class Session:
         trace.write("plan", **plan_record(plan))
         result = JobResult(plan, [], JobOutcome.BUDGET, reason, time.monotonic() - started)
         trace.write("done", outcome=JobOutcome.BUDGET, reason=reason, cost=0.0)
-        on_event(JobDone(result))
+        on_event(PlanDone(result))
         return result
 
     def learn_online(self, episodes: Sequence[Episode]) -> None:

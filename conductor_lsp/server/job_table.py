@@ -23,11 +23,14 @@ from ..runtime.engine import Engine
 from ..runtime.events import (
     CandidateJudged,
     Event,
-    JobDone,
     LoopNote,
+    PlanDone,
     PlanReady,
+    Quiet,
     StepFinished,
     StepStarted,
+    StepWorking,
+    describe_event,
 )
 from ..runtime.results import JobResult
 from .arguments import ReviewArgs
@@ -141,9 +144,13 @@ class ServerJob:
             self.progress.report(msg, self._pct())
         elif isinstance(event, LoopNote):
             self.progress.report(f"[{event.iteration}] {event.message}")
+        elif isinstance(event, StepWorking):
+            self.progress.report(describe_event(event), self._pct())
+        elif isinstance(event, Quiet):
+            self.progress.report(describe_event(event))
         elif isinstance(event, CandidateJudged):
             self.progress.report(f"[{event.round}] candidate {event.label}: {event.verdict}")
-        elif isinstance(event, JobDone):
+        elif isinstance(event, PlanDone):
             self.result = event.result
 
     def _pct(self) -> int:

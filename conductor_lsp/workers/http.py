@@ -300,7 +300,8 @@ class HttpWorker(ProviderDefaults):
                 self.on_event(ev.event, data, state)
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
                 raise WorkerFormatError(f"unexpected stream event: {e}", worker=self.name) from e
-            if watch is not None and watch.feed("".join(state.text[seen:])):
+            fed = len(state.text) - seen  # a streamed piece is about a token
+            if watch is not None and watch.feed("".join(state.text[seen:]), fed):
                 return state
             if state.error:
                 raise WorkerStatusError(

@@ -38,7 +38,7 @@ class LlamaCppWorker(InProcessWorker):
     def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
         if not llama_available():
             return "no", "pip install 'conductor-lsp[llama]' (builds llama.cpp: minutes)"
-        return "ok", f"llama.cpp in process, {default_threads()} threads: {config.model}"
+        return "ok", f"llama.cpp in process, the free of {default_threads()} cores: {config.model}"
 
     def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         model = LlamaModel.get(self.config.model, self.options.n_ctx, self.options.threads)

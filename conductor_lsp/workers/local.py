@@ -22,8 +22,13 @@ class LocalOptions:
     quantize: str = "auto"
     """auto (int8 on the CPU), none, or int8: the linear layers as dynamic int8 (1.8x the
     tokens/s of float32 on a CPU)."""
+    threads: int = 0
+    """CPU threads; 0: the cores free when each answer starts (looked at again every few
+    seconds while it decodes), so another busy program does not stall decoding."""
 
     def check(self) -> None:
+        if self.threads < 0:
+            raise ConfigError("threads must be at least 0")
         check_quantize(self.quantize)
 
 
@@ -58,5 +63,6 @@ class LocalWorker(InProcessWorker):
             max_new_tokens=self.config.max_tokens,
             temperature=max(request.temperature_for(self.config.temperature), 0.0),
             stop=self.decoder.stop,
+            threads=self.options.threads,
             watch=watch,
         )

@@ -289,7 +289,7 @@ def test_the_watch_ends_a_transformers_answer_within_a_few_tokens(tiny_model_dir
     from conductor_lsp.models.transformers import WATCH_EVERY, LocalModel
 
     class Eager(AnswerWatch):
-        def feed(self, piece: str) -> str:
+        def feed(self, piece: str, tokens: int = 1) -> str:
             self.text += piece
             if self.text.strip():
                 self.reason = "loop: seen enough"
