@@ -11,11 +11,19 @@ says "skipped" otherwise); ``--openai-url`` adds any other server.
 - Decode: tokens/s of a 48-token answer, the prompt's prefix KV cached, no grammar.
 - Warm plan: one whole plan under the grammar, prefix cached: the seconds a user waits.
 
+- First job (``--first-job``): the README's first command, warm (weights cached), in a
+  fresh process each time, idle and with one core kept busy by another program
+  (``scripts/busy.py``), on transformers and on llama.cpp in process, each with threads
+  on the cores free (the default) and on every core (as before), beside a bare
+  ``import torch, transformers``.
+
 Goals (issue "In-process models at llama.cpp's speed"): in-process decode at least 50%
 of the server's tokens/s; a warm 48-token plan in at most 1.0 s; a load from the cache in
-at most 3 s.
+at most 3 s. First job: with one core busy at most 1.5x the idle time; warm, at most 3x
+a bare ``import torch, transformers``.
 
     python bench/conductor_speed.py [--model PATH.gguf] [--openai-url URL --openai-model M]
+    python bench/conductor_speed.py --first-job [--repeat N]
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from pathlib import Path
 
 import httpx
 from _common import median, table
+from _first_job import first_job_table
 
 from conductor_lsp import FileContext, Task
 from conductor_lsp.conductor import build_prompt
@@ -60,7 +69,7 @@ t0 = time.perf_counter()
 engine, path = sys.argv[1], sys.argv[2]
 if engine == "llama":
     import llama_cpp
-    from conductor_lsp.llama_models import LlamaModel
+    from conductor_lsp.models.llama import LlamaModel
     t1 = time.perf_counter()
     LlamaModel(path)
 else:
@@ -68,7 +77,7 @@ else:
     # transformers imports a model's code lazily, on first use: count it with the imports.
     import transformers.models.llama.modeling_llama
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from conductor_lsp.local_models import load_pretrained
+    from conductor_lsp.models.transformers import load_pretrained
     t1 = time.perf_counter()
     load_pretrained(path, "cpu", cache=engine != "gguf")
 print(f"{t1 - t0:.3f} {time.perf_counter() - t1:.3f}")
@@ -250,6 +259,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--openai-url", default=None)
     ap.add_argument("--openai-model", default="m")
+    ap.add_argument("--first-job", action="store_true", help="only the first-job table")
     args = ap.parse_args()
     path = args.model or str(find_smollm2() or "")
     if not path:
@@ -258,6 +268,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="conductor-speed-cache-") as tmp:
         os.environ["CONDUCTOR_LSP_CACHE"] = tmp  # never the user's cache
+        if args.first_job:
+            print(first_job_table(path, Path(tmp), args.repeat))
+            return
         run(path, Path(tmp), args)
 
 

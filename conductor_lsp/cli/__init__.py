@@ -4,6 +4,6 @@ One module a command where it needs more than a few lines (``doctor``, ``evaluat
 ``eval``, ``show_episodes``, ``train``); ``review`` is the terminal's ``fix.review.Reviewer``.
 """
 
-from .main import main
+from .main import entry, main
 
-__all__ = ["main"]
+__all__ = ["entry", "main"]

@@ -1,7 +1,5 @@
 """``python -m conductor_lsp.cli``: the same as the ``conductor-lsp`` command."""
 
-import sys
+from .main import entry
 
-from .main import main
-
-sys.exit(main())
+entry()

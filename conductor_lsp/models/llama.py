@@ -71,7 +71,7 @@ class LlamaModel:
         self.threads = threads
         self.current_threads = threads or default_threads()
         self.key = f"llama:{self.path}:{n_ctx}:{threads}"
-        engine = f"llama.cpp ({threads or 'free cores'} threads)"
+        engine = f"llama.cpp ({threads} threads)" if threads else "llama.cpp (the cores free)"
         model_stats.loading(self.path, engine)
         started = time.monotonic()
         self.llm: Any = llama_cpp.Llama(

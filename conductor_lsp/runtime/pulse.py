@@ -26,9 +26,11 @@ from .events import (
     describe_event,
 )
 
-#: Seconds between two reports while something goes on (the user never waits longer
-#: than about twice this without a line).
+#: Seconds between two reports of a step that is answering.
 TICK = 5.0
+#: Seconds of silence before the heartbeat speaks: more than a step's tick, so a step
+#: that reports is not talked over.
+QUIET_TICKS = 1.5
 
 
 class Heartbeat:
@@ -38,7 +40,7 @@ class Heartbeat:
 
     def __init__(self, sink: EventSink, every: float | None = None) -> None:
         self.sink = sink
-        self.every = TICK if every is None else every
+        self.every = TICK * QUIET_TICKS if every is None else every
         self.last = "started"
         #: When anything was last said (a Quiet too), and when something other than Quiet.
         self.at = self.said_at = time.monotonic()
@@ -103,4 +105,4 @@ async def step_ticks(
         last_at, last_tokens = now, tokens
 
 
-__all__ = ["TICK", "Heartbeat", "heartbeat", "step_ticks"]
+__all__ = ["QUIET_TICKS", "TICK", "Heartbeat", "heartbeat", "step_ticks"]

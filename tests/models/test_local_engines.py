@@ -214,6 +214,34 @@ async def test_llama_cpp_worker_and_conductor_share_the_file_and_stop_on_cancel(
     assert c.load() is LlamaModel.get(str(path))
 
 
+def test_llama_cpp_takes_a_new_thread_count_between_two_answers() -> None:
+    """A model loaded on every core decodes the next answer on the count asked for now
+    (the cores free, or a ``threads`` key): llama.cpp is told between two answers."""
+    path = llama_model()
+    import llama_cpp
+
+    from conductor_lsp.models.llama import LlamaModel
+
+    model = LlamaModel(str(path), n_ctx=512)  # a copy of its own: the shared one stays
+    model.threads = 1
+    model.chat("sys", "Say hi.", max_new_tokens=2)
+    assert llama_cpp.llama_n_threads(model.llm.ctx) == 1 == model.current_threads
+
+
+def test_transformers_decodes_on_the_threads_asked_for(tiny_model_dir: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from conductor_lsp.models.transformers import LocalModel
+
+    model = LocalModel.get(str(tiny_model_dir), "cpu")
+    ids, prefix = model.encode_chat("You are a worker.", "Write the fix.")
+    before = torch.get_num_threads()
+    try:
+        model.generate(ids, prefix_len=prefix, max_new_tokens=4, threads=1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 async def test_a_stopped_llama_cpp_generation_ends_between_two_tokens() -> None:
     """Cancel sets the stop event: the answer that a grammar forces to 1,500 tokens ends
     after the tokens written before it, and the model is free for the next call."""
