@@ -76,6 +76,8 @@ class StandIn:
     loop_sent: int = 0
     #: What ``GET /v1/models`` lists (as Ollama, llama.cpp, vLLM and LM Studio answer).
     models: list[str] = field(default_factory=list)
+    #: Keys a models list is given for (None: any, as a local server does).
+    accepted_keys: set[str] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -90,8 +92,16 @@ class StandIn:
                 pass
 
             def do_GET(self) -> None:
-                if not self.path.rstrip("/").endswith("/v1/models"):
+                path = self.path.split("?")[0].rstrip("/")
+                if not path.endswith(("/v1/models", "/v1beta/models")):
                     standin._send(self, 404, json.dumps({"error": {"message": "no route"}}))
+                    return
+                if standin.accepted_keys is not None and key_of(self) not in standin.accepted_keys:
+                    standin._send(self, 401, json.dumps({"error": {"message": "bad key"}}))
+                    return
+                if path.endswith("/v1beta/models"):  # Gemini's shape
+                    named = [{"name": f"models/{m}"} for m in standin.models]
+                    standin._send(self, 200, json.dumps({"models": named}))
                     return
                 rows = [{"id": m, "object": "model", "owned_by": "standin"} for m in standin.models]
                 standin._send(self, 200, json.dumps({"object": "list", "data": rows}))
@@ -234,6 +244,12 @@ class StandIn:
             h.wfile.write(ev.encode())
             h.wfile.flush()
         h.close_connection = True
+
+
+def key_of(h: BaseHTTPRequestHandler) -> str:
+    """The key a request carries, however its provider sends it."""
+    bearer = h.headers.get("authorization", "").removeprefix("Bearer ")
+    return bearer or h.headers.get("x-api-key", "") or h.headers.get("x-goog-api-key", "")
 
 
 def _tokens(text: str) -> int:

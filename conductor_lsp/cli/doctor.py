@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from rich.console import Console
@@ -11,28 +12,37 @@ from ..conductor.registry import BACKENDS
 from ..config.schema import Config
 from ..configure.defaults import local_engines
 from ..configure.prices import describe as describe_price
-from ..errors import ConfigError
+from ..errors import ConductorError, ConfigError
 from ..models import weights as weights_cache
 from ..models.base import has_module
 from ..models.transformers import find_smollm2
 from ..policy.predict import Policy
+from ..protocols import Check, WorkerContext
+from ..version import extra
+from ..workers.http import HttpWorker
 from ..workers.registry import PROVIDERS
 
 
-def print_doctor(console: Console, config: Config) -> None:
-    """The report as a table."""
+def print_doctor(console: Console, config: Config, *, check: bool = False) -> None:
+    """The report as a table; ``check`` asks each HTTP worker's provider with its key."""
     table = Table(title="conductor-lsp doctor")
     for col in ("what", "status", "detail"):
         table.add_column(col, overflow="fold")
     style = {"ok": "green", "no": "red", "info": "dim"}
-    for what, status, detail in report(config):
+    rows = report(config)
+    if check:
+        rows = asyncio.run(checked(config, rows))
+    for what, status, detail in rows:
         table.add_row(what, f"[{style[status]}]{status}[/]", detail.replace("[", r"\["))
     console.print(table)
 
 
-def report(config: Config) -> list[tuple[str, str, str]]:
+Row = tuple[str, str, str]
+
+
+def report(config: Config) -> list[Row]:
     """Rows of (thing, status, detail); status is ok, no or info."""
-    rows: list[tuple[str, str, str]] = [("config", "info", s) for s in config.sources]
+    rows: list[Row] = [("config", "info", s) for s in config.sources]
     smol = find_smollm2()
     rows.append(
         (
@@ -68,6 +78,38 @@ def report(config: Config) -> list[tuple[str, str, str]]:
     return rows
 
 
+async def checked(config: Config, rows: list[Row]) -> list[Row]:
+    """``rows`` with each HTTP worker's row replaced by what its provider said when asked
+    for its models with the key (all asked at once)."""
+    names = [n for n, w in config.workers.items() if _http(w.provider)]
+
+    async def ask(name: str) -> Check:
+        w = config.workers[name]
+        try:
+            worker = PROVIDERS.get(w.provider)(name, w, WorkerContext(config.root))
+        except ConductorError as e:
+            return "no", str(e)
+        try:
+            assert isinstance(worker, HttpWorker)
+            status, why = await worker.check()
+            return status, f"{w.provider}:{w.model} at {worker.base_url}: {why}"
+        finally:
+            await worker.aclose()
+
+    said = dict(zip(names, await asyncio.gather(*(ask(n) for n in names)), strict=True))
+    return [
+        (what, *said[what.removeprefix("worker ")])
+        if what.startswith("worker ") and what.removeprefix("worker ") in said
+        else (what, status, detail)
+        for what, status, detail in rows
+    ]
+
+
+def _http(provider: str) -> bool:
+    cls = PROVIDERS.get(provider)
+    return isinstance(cls, type) and issubclass(cls, HttpWorker)
+
+
 def engine_row() -> tuple[str, str, str]:
     """Which in-process engine the embedded default uses, and the weights cache."""
     engines = local_engines()
@@ -76,7 +118,7 @@ def engine_row() -> tuple[str, str, str]:
         len([p for p in cache.iterdir() if not p.name.startswith(".")]) if cache.is_dir() else 0
     )
     if engines is None:
-        return ("in-process engine", "no", "pip install 'conductor-lsp[local]' or '[llama]'")
+        return ("in-process engine", "no", f"{extra('local')} (or '[llama]')")
     name = "llama.cpp (llama-cpp-python)" if engines[1] == "llama-cpp" else "torch + transformers"
     return (
         "in-process engine",

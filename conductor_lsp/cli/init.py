@@ -57,13 +57,31 @@ def servers_from(args: Sequence[str]) -> dict[str, str]:
     return out
 
 
+class NoAnswer(Exception):
+    """Standard input ended before the first question was answered (a script, CI, an
+    editor task run ``init`` with no terminal)."""
+
+
+#: What init says when nobody is there to answer.
+NO_TERMINAL = (
+    "no answer on standard input (no terminal?): taking every model found, static "
+    "conducts (as --yes does)\n"
+)
+
+
 def choose(found: list[Found], yes: bool, ask: Ask) -> tuple[list[Found], Found | None]:
-    """(the workers, the model that conducts or None for static)."""
+    """(the workers, the model that conducts or None for static); ``ask`` raises
+    ``NoAnswer`` at the end of input, which takes the ``--yes`` path."""
     if yes:
         return found, None
     picked = ask("Which become workers? numbers, comma-separated [all]: ").strip()
     workers = found if not picked else [found[int(n) - 1] for n in _numbers(picked, len(found))]
-    conductor = ask("Who conducts? 's' for static (one call to the strongest) or a number [s]: ")
+    try:
+        conductor = ask(
+            "Who conducts? 's' for static (one call to the strongest) or a number [s]: "
+        )
+    except NoAnswer:
+        return workers, None  # the default
     conductor = conductor.strip().lower()
     if conductor in ("", "s", "static"):
         return workers, None
@@ -127,6 +145,14 @@ def _provider_url(f: Found) -> str:
     return PROVIDERS.get(f.provider).default_base_url
 
 
+def _answer() -> str:
+    """A line from standard input; its end is ``NoAnswer`` (an empty line is the default)."""
+    try:
+        return input()
+    except EOFError:
+        raise NoAnswer from None
+
+
 def run_init(root: Path, args: argparse.Namespace, console: Console) -> int:
     target = root / "conductor.toml"
     if target.exists() and not args.force:
@@ -143,7 +169,11 @@ def run_init(root: Path, args: argparse.Namespace, console: Console) -> int:
     say(f"found {len(found)} model(s):\n")
     for i, f in enumerate(found, 1):
         say(f"  {i}. {f.name}: {f.model} ({f.why})\n")
-    workers, conductor = choose(found, args.yes, lambda q: say(q) or ("" if args.yes else input()))
+    try:
+        workers, conductor = choose(found, args.yes, lambda q: say(q) or _answer())
+    except NoAnswer:
+        say("\n" + NO_TERMINAL)
+        workers, conductor = found, None
     text = render(workers, conductor)
     tmp = target.with_name(".conductor.toml.init")
     tmp.write_text(text, encoding="utf-8")

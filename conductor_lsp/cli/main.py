@@ -75,6 +75,11 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser(
         "doctor", help="which backends and workers are usable here", parents=[path, config]
     )
+    d.add_argument(
+        "--check",
+        action="store_true",
+        help="ask each provider for its models with the key (without it a key is only 'set')",
+    )
     d.set_defaults(func=_doctor)
     _add_fix(sub, [path, config])
     _add_eval(sub, [config])
@@ -249,7 +254,7 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
 
 
 def _doctor(root: Path, args: argparse.Namespace, console: Console) -> int:
-    print_doctor(console, _config(root, args))
+    print_doctor(console, _config(root, args), check=args.check)
     return 0
 
 

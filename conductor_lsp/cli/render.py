@@ -84,11 +84,7 @@ def print_fix_report(console: Console, report: FixReport) -> None:
                 if v is None:
                     text = "not judged (another candidate was green first)"
                 else:
-                    tests = (
-                        "not run"
-                        if v.tests is None
-                        else ("passed" if v.tests.passed else f"{v.tests.failing} failing")
-                    )
+                    tests = "not run" if v.tests is None else v.tests.state()
                     text = f"edited {', '.join(v.applied) or 'nothing'}; tests {tests}"
                 console.print(f"  candidate {c.label}: {text}", markup=False, highlight=False)
                 if v is not None and v.errors:
@@ -98,8 +94,7 @@ def print_fix_report(console: Console, report: FixReport) -> None:
     if report.diff:
         console.rule("diff" if report.written else "diff (not written)")
         console.print(report.diff, markup=False, highlight=False)
-    start = "passed" if report.start.passed else f"{report.start.failing} failing"
-    end = "passed" if report.end.passed else f"{report.end.failing} failing"
+    start, end = report.start.state(), report.end.state()
     console.print(
         f"outcome: {report.outcome}{': ' + report.reason if report.reason else ''}",
         markup=False,

@@ -19,6 +19,7 @@ from ..models.hidden import MAX_TOKENS, model_identity
 from ..models.llama import LlamaEngineOptions, LlamaModel, default_threads, llama_available
 from ..protocols import Check, WorkerInfo
 from ..task import Task
+from ..version import extra
 from .decoding import DecodingOptions
 from .grammar import plan_grammar, worst_case_tokens
 from .in_process import InProcessConductor
@@ -39,7 +40,7 @@ class LlamaCppConductor(InProcessConductor):
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:
         if not llama_available():
-            return "no", "pip install 'conductor-lsp[llama]' (builds llama.cpp: minutes)"
+            return "no", f"{extra('llama')} (builds llama.cpp: minutes)"
         return "ok", f"llama.cpp in process, the free of {default_threads()} cores, GBNF grammar"
 
     def __init__(self, config: ConductorConfig) -> None:

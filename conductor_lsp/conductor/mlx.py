@@ -20,6 +20,7 @@ from ..models.base import Decoder, Generation, has_module
 from ..models.hidden import MAX_TOKENS, model_identity
 from ..protocols import Check, WorkerInfo
 from ..task import Task
+from ..version import extra
 from .decoding import DecodingOptions
 from .grammar import plan_grammar, worst_case_tokens
 from .in_process import InProcessConductor
@@ -32,7 +33,7 @@ def import_mlx_lm() -> Any:
     except ImportError as e:
         where = "Apple silicon" if platform.machine() == "arm64" else f"{platform.machine()}"
         raise BackendUnavailable(
-            f"the mlx backend needs mlx-lm (on {where}: pip install 'conductor-lsp[mlx]'; "
+            f"the mlx backend needs mlx-lm (on {where}: {extra('mlx')}; "
             "on Linux x86-64: pip install 'mlx[cpu]' mlx-lm)"
         ) from e
     return mlx_lm

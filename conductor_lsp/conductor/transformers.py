@@ -18,6 +18,7 @@ from ..models.hidden import MAX_TOKENS, model_identity
 from ..models.transformers import LocalModel, local_models_available
 from ..protocols import Check, WorkerInfo
 from ..task import Task
+from ..version import extra
 from .decoding import TransformersOptions
 from .grammar import plan_grammar, worst_case_tokens
 from .in_process import InProcessConductor
@@ -33,7 +34,7 @@ class TransformersConductor(InProcessConductor):
     @classmethod
     def doctor(cls, config: ConductorConfig) -> Check:
         if not local_models_available():
-            return "no", "pip install torch==2.13.0 'conductor-lsp[local]'"
+            return "no", f"torch==2.13.0 first, then {extra('local')}"
         grammar = "grammar-constrained" if has_module("xgrammar") else "no xgrammar: unconstrained"
         return "ok", f"{_torch_device()}, {grammar}"
 

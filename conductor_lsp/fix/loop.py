@@ -232,7 +232,7 @@ class FixLoop:
 
 
 def _state(run: TestRun) -> str:
-    return "passed" if run.passed else f"{run.failing} failing"
+    return run.state()
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]

@@ -26,6 +26,7 @@ from typing import Any
 from ..conductor.prompt import build_prompt
 from ..errors import BackendUnavailable
 from ..eval.suite import SuiteTask
+from ..version import extra
 from .rollout import Pool, Rollout, Rollouts
 from .sampler import PlanSampler, grammar_key
 
@@ -153,7 +154,7 @@ def _import_training() -> Any:
         import trl
     except ImportError as e:
         raise BackendUnavailable(
-            "training needs TRL and PEFT: pip install 'conductor-lsp[train]' (torch==2.13.0 first)"
+            f"training needs TRL and PEFT: {extra('train')} (torch==2.13.0 first)"
         ) from e
     return trl
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendUnavailable, ConductorError
+from ..version import __version__, extra
 from .tools import Door
 
 INSTRUCTIONS = (
@@ -20,9 +21,9 @@ def build(root: Path) -> Any:
     try:
         from mcp.server.mcpserver import Context, MCPServer
     except ImportError as e:
-        raise BackendUnavailable("pip install 'conductor-lsp[mcp]' (the MCP SDK)") from e
+        raise BackendUnavailable(f"the MCP door needs the MCP SDK: {extra('mcp')}") from e
     door = Door(root)
-    server = MCPServer("conductor-lsp", instructions=INSTRUCTIONS)
+    server = MCPServer("conductor-lsp", instructions=INSTRUCTIONS, version=__version__)
 
     @server.tool()
     async def fix(

@@ -127,4 +127,24 @@ def decode_threads(configured: int = 0) -> int:
     return configured if configured > 0 else _FREE.now()
 
 
-__all__ = ["RETHREAD", "FreeCores", "cgroup_quota", "decode_threads", "usable_cores"]
+def use_torch_threads(device: str, configured: int) -> int:
+    """torch's CPU threads for what comes next: ``configured``, else the cores free now
+    (above); on a GPU the CPU only feeds it, and is left as it is."""
+    if device != "cpu":
+        return 0
+    import torch
+
+    n = decode_threads(configured)
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return n
+
+
+__all__ = [
+    "RETHREAD",
+    "FreeCores",
+    "cgroup_quota",
+    "decode_threads",
+    "usable_cores",
+    "use_torch_threads",
+]

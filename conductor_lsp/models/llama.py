@@ -19,6 +19,7 @@ from typing import Any
 
 from ..answers import AnswerWatch
 from ..errors import BackendUnavailable, ConfigError
+from ..version import extra
 from . import stats as model_stats
 from .base import Generation, LoadOnce, has_module
 from .cores import RETHREAD, decode_threads, usable_cores
@@ -61,7 +62,7 @@ class LlamaModel:
             import llama_cpp
         except ImportError as e:
             raise BackendUnavailable(
-                "the llama.cpp engine needs llama-cpp-python: pip install 'conductor-lsp[llama]'"
+                f"the llama.cpp engine needs llama-cpp-python: {extra('llama')}"
             ) from e
         file = Path(path).expanduser()
         if file.suffix.lower() != ".gguf" or not file.is_file():

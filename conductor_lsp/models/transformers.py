@@ -18,10 +18,11 @@ from typing import Any
 
 from ..answers import AnswerWatch
 from ..errors import BackendUnavailable, ConfigError
+from ..version import extra
 from . import stats as model_stats
 from . import weights as weights_cache
 from .base import Generation, LoadOnce, has_module
-from .cores import RETHREAD, decode_threads
+from .cores import RETHREAD, use_torch_threads
 
 _SENTINEL = "\ue000USER\ue000"
 _LOADED: LoadOnce[LocalModel] = LoadOnce()
@@ -200,7 +201,7 @@ class LocalModel:
             import transformers
         except ImportError as e:
             raise BackendUnavailable(
-                "local models need torch and transformers: pip install 'conductor-lsp[local]'"
+                f"local models need torch and transformers: {extra('local')}"
             ) from e
         self.path = model
         self.device = pick_device(device)
@@ -212,7 +213,7 @@ class LocalModel:
         transformers.logging.set_verbosity_error()
         transformers.logging.disable_progress_bar()
         engine = f"transformers ({self.device}{', int8' if quantize == 'int8' else ''})"
-        use_threads(self.device, 0)
+        use_torch_threads(self.device, 0)
         model_stats.loading(model, engine, _load_note(model, self.device))
         how: list[str] = []
         self.model, self.tokenizer = load_pretrained(model, self.device, how=how)
@@ -250,7 +251,7 @@ class LocalModel:
         if not ids:
             ids = [self.tokenizer.eos_token_id or 0]
         with self._gen_lock, torch.no_grad():
-            use_threads(self.device, 0)
+            use_torch_threads(self.device, 0)
             out = self.model(
                 input_ids=torch.tensor([ids], device=self.device), output_hidden_states=True
             )
@@ -297,7 +298,7 @@ class LocalModel:
                 kw.update(do_sample=True, temperature=temperature)
             else:
                 kw.update(do_sample=False)
-            use_threads(self.device, threads)
+            use_torch_threads(self.device, threads)
             crit = _stopper(stop, watch, self.tokenizer, len(ids), self.device, threads)
             pad = self.tokenizer.pad_token_id
             if pad is None:
@@ -363,7 +364,7 @@ def _stopper(
                 self.seen = text
             if now - self.threaded > RETHREAD:
                 self.threaded = now
-                use_threads(device, threads)
+                use_torch_threads(device, threads)
             return torch.full((input_ids.shape[0],), flag, dtype=torch.bool)
 
     return Stop()
@@ -371,19 +372,6 @@ def _stopper(
 
 #: Tokens between two looks of the watch (each decodes the answer so far).
 WATCH_EVERY = 8
-
-
-def use_threads(device: str, configured: int) -> int:
-    """torch's CPU threads for what comes next: ``configured``, else the cores free now
-    (``models.cores``); on a GPU the CPU only feeds it, and is left as it is."""
-    if device != "cpu":
-        return 0
-    import torch
-
-    n = decode_threads(configured)
-    if torch.get_num_threads() != n:
-        torch.set_num_threads(n)
-    return n
 
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import BackendUnavailable
+from ..version import extra
 
 
 def connect_ray(address: str, cpus: int | None = None) -> Any:
@@ -15,7 +16,7 @@ def connect_ray(address: str, cpus: int | None = None) -> Any:
     try:
         import ray
     except ImportError as e:
-        raise BackendUnavailable("pip install 'conductor-lsp[ray]' for --ray") from e
+        raise BackendUnavailable(f"--ray needs Ray: {extra('ray')}") from e
     if not ray.is_initialized():
         if address == "local":
             ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)

@@ -196,7 +196,7 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     last = report.rounds[-1].attempts[0].job if report.rounds else None
     if last is not None:
         job.report = job_report(job.title, last, report.written, "")
-    end = "passed" if report.end.passed else f"{report.end.failing} failing"
+    end = f"{report.start.state()} -> {report.end.state()}"
     judged = sum(1 for c in report.candidates if c.verdict is not None)
     finish(
         ls,

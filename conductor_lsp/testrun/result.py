@@ -54,6 +54,31 @@ class TestRun:
             return sorted({f.test_id for f in self.failures})
         return None
 
+    def state(self) -> str:
+        """The run in a few words, the same in every door: "passed", "2 failing", "timed
+        out after 60s", or a failure that names no test."""
+        if self.passed:
+            return "passed"
+        if self.timed_out:
+            return f"timed out after {self.seconds:.0f}s"
+        if self.failing != UNKNOWN_FAILURES:
+            return f"{self.failing} failing"
+        return f"failed (exit {self.exit_code}, no failing test named)"
+
+    def to_json(self) -> dict[str, object]:
+        """What an agent reads of a run: the words above, and the failing tests by id
+        (None where the run cannot say which: a crash, a hang)."""
+        ids = self.failing_ids()
+        return {
+            "command": self.command,
+            "state": self.state(),
+            "passed": self.passed,
+            "failing": len(ids) if ids is not None else None,
+            "failing_tests": ids,
+            "timed_out": self.timed_out,
+            "seconds": round(self.seconds, 3),
+        }
+
     def signature(self) -> frozenset[tuple[str, str]]:
         """What failed and how, to notice when an edit changed nothing."""
         if self.structured:

@@ -23,6 +23,9 @@ class AnthropicWorker(HttpWorker):
     def url(self, stream: bool) -> str:
         return f"{self.base_url}/v1/messages"
 
+    def models_url(self) -> str:
+        return f"{self.base_url}/v1/models"
+
     def headers(self) -> dict[str, str]:
         h = {"anthropic-version": API_VERSION}
         if self._key:

@@ -25,6 +25,9 @@ class GeminiWorker(HttpWorker):
             return f"{base_url}/v1beta/{model}:streamGenerateContent?alt=sse"
         return f"{base_url}/v1beta/{model}:generateContent"
 
+    def models_url(self) -> str:
+        return f"{self.base_url}/v1beta/models"
+
     def headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self._key.reveal()} if self._key else {}
 

@@ -78,6 +78,26 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, min(when.timestamp() - time.time(), RETRY_AFTER_CAP))
 
 
+#: Seconds ``doctor --check`` waits for a provider's models list.
+CHECK_SECONDS = 10.0
+
+
+def _listed(resp: httpx.Response) -> set[str] | None:
+    """The model names a models list holds (OpenAI's and Anthropic's ``data[].id``,
+    Gemini's ``models[].name``); None when the body is not such a list."""
+    try:
+        body = resp.json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict):
+        return None
+    rows = body.get("data") or body.get("models")
+    if not isinstance(rows, list):
+        return None
+    names = {str(r.get("id") or r.get("name") or "") for r in rows if isinstance(r, dict)}
+    return {n.removeprefix("models/") for n in names if n}
+
+
 def is_local_address(url: str) -> bool:
     """Whether a URL's host is this machine or a private network (no key expected)."""
     host = urllib.parse.urlsplit(url).hostname or ""
@@ -139,6 +159,10 @@ class HttpWorker(ProviderDefaults):
     def url(self, stream: bool) -> str:
         raise NotImplementedError
 
+    def models_url(self) -> str:
+        """Where the provider lists its models: what ``doctor --check`` asks with the key."""
+        raise NotImplementedError
+
     def headers(self) -> dict[str, str]:
         raise NotImplementedError
 
@@ -167,9 +191,12 @@ class HttpWorker(ProviderDefaults):
         where = config.base_url or cls.default_base_url
         variable = config.api_key_env or (cls.key_envs[0] if cls.key_envs else "a key variable")
         if config.api_key_cmd:
-            how = "key from command"
+            how = "key from command (set, not checked: doctor --check asks the provider)"
         elif key:
-            how = f"key in {config.api_key_env or '/'.join(cls.key_envs)}"
+            how = (
+                f"key in {config.api_key_env or '/'.join(cls.key_envs)} "
+                "(set, not checked: doctor --check asks the provider)"
+            )
         elif not cls.needs_key and is_local_address(where):
             how = "no key (none needed for a local server)"
         elif not cls.needs_key:
@@ -178,6 +205,25 @@ class HttpWorker(ProviderDefaults):
             how = f"no key: set {variable}"
         status = "ok" if key or not cls.needs_key else "no"
         return status, f"{config.provider}:{config.model} at {where}, {how}"
+
+    async def check(self) -> Check:
+        """Whether the key works: the provider's models list, asked with it (``doctor
+        --check``). A refusal names its status; the key never appears."""
+        url = self.models_url()
+        try:
+            resp = await self._client.get(url, headers=self.headers(), timeout=CHECK_SECONDS)
+        except httpx.HTTPError as e:
+            return "no", f"could not reach {url}: {type(e).__name__}"
+        if resp.status_code in (401, 403):
+            return "no", f"{url} refused the key ({resp.status_code})"
+        if resp.status_code != 200:
+            return "no", f"{url} answered {resp.status_code}"
+        listed = _listed(resp)
+        where = "a local server, no key needed" if not self._key else "the key works"
+        if listed is None:
+            return "ok", f"{where}: {url} answered"
+        named = "among them" if self.config.model in listed else "not among them"
+        return "ok", f"{where}: {len(listed)} models listed, {self.config.model} {named}"
 
     # --- the boundary ------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from ..errors import ConfigError
 from ..models.base import Decoder, Generation
 from ..models.llama import LlamaEngineOptions, LlamaModel, default_threads, llama_available
 from ..protocols import Check, WorkerContext, WorkerRequest
+from ..version import extra
 from .in_process import InProcessWorker
 
 
@@ -37,7 +38,7 @@ class LlamaCppWorker(InProcessWorker):
     @classmethod
     def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
         if not llama_available():
-            return "no", "pip install 'conductor-lsp[llama]' (builds llama.cpp: minutes)"
+            return "no", f"{extra('llama')} (builds llama.cpp: minutes)"
         return "ok", f"llama.cpp in process, the free of {default_threads()} cores: {config.model}"
 
     def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:

@@ -12,6 +12,7 @@ from ..errors import ConfigError
 from ..models.base import Decoder, Generation
 from ..models.transformers import LocalModel, check_quantize, local_models_available
 from ..protocols import Check, WorkerContext, WorkerRequest
+from ..version import extra
 from .in_process import InProcessWorker
 
 
@@ -49,7 +50,7 @@ class LocalWorker(InProcessWorker):
     @classmethod
     def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
         ok = local_models_available()
-        detail = config.model if ok else "pip install torch==2.13.0 'conductor-lsp[local]'"
+        detail = config.model if ok else f"torch==2.13.0 first, then {extra('local')}"
         return ("ok" if ok else "no"), f"local: {detail}"
 
     def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:

@@ -30,6 +30,9 @@ class OpenAIWorker(HttpWorker):
     def url(self, stream: bool) -> str:
         return f"{self.base_url}/chat/completions"
 
+    def models_url(self) -> str:
+        return f"{self.base_url}/models"
+
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._key.reveal()}"} if self._key else {}
 

@@ -170,9 +170,30 @@ def test_doctor_reports_without_leaking_keys(
     write_config(tmp_path, standin.url)
     out = cli("doctor", cwd=tmp_path, env={**keys, "TEST_GEMINI_KEY": ""})
     assert out.returncode == 0, out.stderr
-    assert "worker gpt" in out.stdout and "key in TEST_OPENAI_KEY" in out.stdout
+    assert "worker gpt" in out.stdout and "key in TEST_OPENAI_KEY (set, not checked" in out.stdout
     assert "no key: set TEST_GEMINI_KEY" in out.stdout
     assert "backend static" in out.stdout
+    for key in keys.values():
+        assert key not in out.stdout
+
+
+def test_doctor_check_asks_each_provider_with_its_key(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str]
+) -> None:
+    """``--check``: "ok" means the provider took the key and listed its models; a key it
+    refuses is "no", saying so (and never printed)."""
+    write_config(tmp_path, standin.url)
+    standin.models = ["gpt-5-mini", "claude-sonnet-4-5"]
+    standin.accepted_keys = {keys["TEST_OPENAI_KEY"], keys["TEST_GEMINI_KEY"]}
+    out = cli("doctor", "--check", cwd=tmp_path, env=keys)
+    assert out.returncode == 0, out.stderr
+    rows = {line.split("│")[1].strip(): line for line in out.stdout.splitlines() if "│" in line}
+    assert "ok" in rows["worker gpt"] and "the key works: 2 models listed" in rows["worker gpt"]
+    assert "gpt-5-mini among them" in rows["worker gpt"]
+    assert "no" in rows["worker claude"] and "refused the key (401)" in out.stdout
+    assert (
+        "gemini-2.5-flash not among them" in out.stdout
+    )  # gem's key works; its model is not there
     for key in keys.values():
         assert key not in out.stdout
 

@@ -4,13 +4,14 @@ accepts it, its prices are genai-prices', and the key's value is nowhere in it."
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from genai_prices import Usage, calc_price
-from helpers import cli
+from helpers import PY, WAIT, cli, cli_env
 from standin import StandIn
 
 from conductor_lsp import load_config
@@ -141,3 +142,27 @@ def test_a_price_written_by_hand_wins_and_an_unknown_model_says_so(tmp_path: Pat
     assert cfg.prices["a"].startswith("set in")
     assert cfg.workers["b"].price_in == 2.5 and cfg.prices["b"].startswith("genai-prices")
     assert cfg.workers["c"].price_in == 0 and cfg.prices["c"].startswith("unknown")
+
+
+def test_init_without_a_terminal_takes_the_yes_path(
+    tmp_path: Path, servers: tuple[StandIn, StandIn]
+) -> None:
+    """``init < /dev/null`` (a script, CI, an editor task): no traceback, the models found,
+    static conducts, and it says why it did not ask."""
+    ollama, _ = servers
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with open(os.devnull) as nothing:
+        out = subprocess.run(
+            [PY, "-m", "conductor_lsp.cli", "init", str(ws), *NO_DEFAULTS,
+             f"--server=ollama={ollama.url}/v1"],
+            stdin=nothing, capture_output=True, text=True, timeout=WAIT, env=cli_env(),
+        )  # fmt: skip
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "no answer on standard input (no terminal?)" in out.stdout
+    cfg = load_config(ws)
+    assert len(cfg.workers) == 2 and cfg.conductor.backend == "static"
+    # Answers piped in still count; an input that ends after the first leaves static.
+    picked = init(ws, "--force", f"--server=ollama={ollama.url}/v1", input="2\n")
+    assert picked.returncode == 0, picked.stderr
+    assert set(load_config(ws).workers) == {"ollama-qwen2-5-coder-1-5b"}

@@ -13,6 +13,8 @@ import pytest
 from helpers import BUGGY, FIXED, GOOD, TEST_COMMAND, coder_workspace
 from standin import StandIn
 
+from conductor_lsp.version import __version__
+
 pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -40,7 +42,9 @@ async def test_an_agent_fixes_a_repository_and_undoes_it(tmp_path: Path) -> None
 
     try:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as mcp:
-            await mcp.initialize()
+            hello = await mcp.initialize()
+            assert hello.server_info.name == "conductor-lsp"
+            assert hello.server_info.version == __version__
             names = {t.name for t in (await mcp.list_tools()).tools}
             assert names == {"fix", "plan", "undo", "candidates"}
             result = await mcp.call_tool(
@@ -48,6 +52,11 @@ async def test_an_agent_fixes_a_repository_and_undoes_it(tmp_path: Path) -> None
             )
             fixed = payload(result)
             assert fixed["passed"] is True and fixed["written"] == ["calc.py"]
+            # What the tests said, as the command line says it: counts and names.
+            assert fixed["tests"] == "1 failing -> passed"
+            before, after = fixed["tests_before"], fixed["tests_after"]
+            assert before["failing"] == 1 and before["failing_tests"] == ["test_calc.py::test_add"]
+            assert after["passed"] is True and after["failing_tests"] == []
             assert "+    return a + b" in fixed["diff"] and fixed["checkpoint"]
             assert fixed["cost"] > 0
             assert (ws / "calc.py").read_text() == FIXED
