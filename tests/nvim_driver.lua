@@ -97,6 +97,16 @@ local function candidates()
   out.disk_undone = disk()
 end
 
+-- A server that exits at once: a command then says why nothing runs.
+local function exited()
+  out.default_cmd = conductor.defaults.cmd
+  out.gone = vim.wait(WAIT, function() return conductor.last_exit ~= nil end, 50)
+  local said = {}
+  vim.notify = function(msg) table.insert(said, msg) end
+  conductor.fix()
+  out.notified = said
+end
+
 local function main()
 local ok, err = pcall(function()
   conductor = require("conductor")
@@ -107,6 +117,7 @@ local ok, err = pcall(function()
     settings = vim.json.decode(os.getenv("CONDUCTOR_SETTINGS") or "{}"),
   })
   vim.cmd("edit " .. env("CONDUCTOR_FILE"))
+  if out.mode == "exited" then return exited() end
   out.attached = vim.wait(WAIT, function()
     return #vim.lsp.get_clients({ bufnr = 0, name = "conductor" }) > 0
   end, 50)

@@ -123,7 +123,8 @@ def engine_row() -> tuple[str, str, str]:
     return (
         "in-process engine",
         "ok",
-        f"{name} for local models; de-quantized weights cache {cache} ({entries} entries)",
+        f"{name} for local models; de-quantized weights cache {cache} "
+        f"({entries} {'entry' if entries == 1 else 'entries'})",
     )
 
 

@@ -1,7 +1,5 @@
-"""``conductor-lsp``: the same jobs as the editor, headless.
-
-Library errors become CLI messages (exit 2) only here.
-"""
+"""``conductor-lsp``: the same jobs as the editor, headless. Library errors become CLI
+messages (exit 2) only here; ``DESCRIPTION`` is what ``--help`` tells a user."""
 
 from __future__ import annotations
 
@@ -59,8 +57,26 @@ from .train import run_train
 Handler = Callable[[Path, argparse.Namespace, Console], int]
 
 
+DESCRIPTION = """\
+A conducted team of coding models behind your editor and your command line: each task
+gets a short plan of steps for your models, every candidate answer is judged by your
+tests in a sandbox, and only a verified fix is written, once, with a checkpoint to undo.
+
+Start here:
+  conductor-lsp init [PATH]                  write conductor.toml from the models you have
+  conductor-lsp fix [PATH] --test "CMD"      fix until the tests pass (undo: conductor-lsp undo)
+  conductor-lsp run "TASK" [PATH]            plan and run one task, print the answer
+  conductor-lsp doctor [PATH] [--check]      what can run here, and why not
+"""
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="conductor-lsp", description=__doc__)
+    ap = argparse.ArgumentParser(
+        prog="conductor-lsp",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Each command has its own --help. Docs: docs/commands.md in the clone.",
+    )
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     config = argparse.ArgumentParser(add_help=False)
     config.add_argument(
@@ -116,8 +132,12 @@ def _add_task_commands(sub: Subparsers, config: argparse.ArgumentParser) -> None
     ):
         p = sub.add_parser(name, help=help_, parents=[config])
         p.add_argument("task", help="what to do, in words")
+        p.add_argument(
+            "path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)"
+        )
         p.add_argument("--file", action="append", default=[], type=Path, help="context file")
-        p.add_argument("--root", type=Path, default=None, help="workspace root (default: cwd)")
+        # The old spelling of PATH, kept so scripts that use it go on working.
+        p.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
         p.add_argument("--json", action="store_true", help="machine-readable output")
         p.set_defaults(func=func)
 

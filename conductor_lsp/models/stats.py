@@ -29,7 +29,7 @@ class ModelStats:
 
     def line(self) -> str:
         rate = (
-            f"; {self.tokens} tokens in {self.answers} answers at "
+            f"; {self.tokens} tokens in {self.answers} answer{'s' if self.answers != 1 else ''} at "
             f"{self.tokens / self.decode_seconds:.1f} tokens/s"
             if self.decode_seconds > 0
             else ""

@@ -3,9 +3,11 @@ buffer changes through a plan run on stand-in workers."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
-from helpers import EDITOR_CALC, GOOD
+from helpers import EDITOR_CALC, GOOD, REPO
 from helpers import editor_workspace as workspace
 from lsp_editor import run_nvim
 from standin import Behaviour, StandIn
@@ -33,3 +35,17 @@ def test_cancel_leaves_the_buffer_untouched(tmp_path: Path, standin: StandIn) ->
     assert "\n".join(result["lines"]) + "\n" == EDITOR_CALC  # type: ignore[arg-type]
     assert result["modified"] is False
     assert "cancelled" in result["messages"][-1]["message"]  # type: ignore[index]
+
+
+def test_a_command_says_why_no_server_serves_the_buffer(tmp_path: Path, standin: StandIn) -> None:
+    """A server that exits at once: ``:ConductorFix`` names the exit, not just "not
+    running"; and the plugin's default command is the clone's own server when installed."""
+    ws = workspace(tmp_path / "ws", standin.url)
+    dies = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    result = run_nvim(ws, "exited", tmp_path, cmd=dies)
+    assert result["gone"], result
+    (said,) = result["notified"]  # type: ignore[misc]
+    assert said.startswith("conductor: the server exited (code 3, signal 0)"), said
+    installed = REPO / ".venv" / "bin" / "conductor-lsp"
+    expected = str(installed) if os.access(installed, os.X_OK) else "conductor-lsp"
+    assert result["default_cmd"] == [expected, "serve"]

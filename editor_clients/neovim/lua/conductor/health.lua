@@ -4,10 +4,10 @@ local M = {}
 function M.check()
   local h = vim.health
   h.start("conductor")
-  if vim.fn.has("nvim-0.10") == 1 then
+  if vim.fn.has("nvim-0.11") == 1 then
     h.ok("Neovim " .. tostring(vim.version()))
   else
-    h.error("Neovim 0.10 or newer is needed")
+    h.error("Neovim 0.11 or newer is needed")
   end
   local cfg = require("conductor").config
   local exe = cfg.cmd[1]
@@ -20,13 +20,16 @@ function M.check()
       h.warn("`" .. exe .. " doctor` failed: " .. (out.stderr or ""))
     end
   else
-    h.error("server command not found: " .. exe, { "pip install conductor-lsp", "or set cmd in setup{}" })
+    h.error("server command not found: " .. exe, {
+      "in the conductor-lsp clone: bash scripts/install.sh (the server is then .venv/bin/conductor-lsp)",
+      "or set cmd = { '/path/to/conductor-lsp/.venv/bin/conductor-lsp', 'serve' } in setup{}",
+    })
   end
   local clients = vim.lsp.get_clients({ name = "conductor" })
   if #clients > 0 then
     h.ok("server running (client id " .. clients[1].id .. ")")
   else
-    h.info("server not running for any buffer yet")
+    h.info("server not running: " .. require("conductor").why_not())
   end
 end
 

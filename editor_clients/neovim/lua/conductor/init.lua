@@ -1,9 +1,24 @@
--- conductor.nvim: Neovim front end for the conductor-lsp language server.
+-- conductor.nvim: Neovim (0.11+) front end for the conductor-lsp language server.
 local M = {}
+
+-- The server of the clone this plugin lives in (editor_clients/neovim/lua/conductor/init.lua
+-- is five folders below it), as scripts/install.sh puts it; else conductor-lsp on PATH.
+local function default_cmd()
+  local here = debug.getinfo(1, "S").source:sub(2)
+  local clone = here
+  for _ = 1, 5 do
+    clone = vim.fs.dirname(clone)
+  end
+  local exe = clone .. "/.venv/bin/conductor-lsp"
+  if vim.fn.executable(exe) == 1 then
+    return { exe, "serve" }
+  end
+  return { "conductor-lsp", "serve" }
+end
 
 M.defaults = {
   -- How to start the server; the first element must be executable.
-  cmd = { "conductor-lsp", "serve" },
+  cmd = default_cmd(),
   filetypes = nil, -- nil: every file type
   root_markers = { "conductor.toml", "pyproject.toml", ".git" },
   -- Same keys as conductor.toml, sent as initializationOptions and workspace/configuration.
@@ -16,6 +31,8 @@ M.config = vim.deepcopy(M.defaults)
 M.progress = {} -- token -> last message
 M.messages = {} -- every progress message seen, in order (for tests and :messages)
 
+M.last_exit = nil -- how the server last ended: { code = n, signal = n }
+
 local function client()
   local clients = vim.lsp.get_clients({ name = "conductor", bufnr = 0 })
   if #clients == 0 then
@@ -24,10 +41,25 @@ local function client()
   return clients[1]
 end
 
+--- Why no server serves this buffer, in words a newcomer can act on.
+function M.why_not()
+  local exe = M.config.cmd[1]
+  if vim.fn.executable(exe) ~= 1 then
+    return "the server command is not executable: " .. exe
+      .. " (run scripts/install.sh in the clone, or set cmd in setup{})"
+  end
+  if M.last_exit then
+    return string.format("the server exited (code %d, signal %d): see :LspLog and :checkhealth conductor",
+      M.last_exit.code, M.last_exit.signal)
+  end
+  return "no server was started for this buffer: it starts for a file under a folder holding one of "
+    .. table.concat(M.config.root_markers, ", ") .. " (root_markers)"
+end
+
 local function exec(command, args)
   local c = client()
   if not c then
-    vim.notify("conductor: the server is not running for this buffer", vim.log.levels.ERROR)
+    vim.notify("conductor: " .. M.why_not(), vim.log.levels.ERROR)
     return
   end
   local params = { command = command, arguments = { args or vim.empty_dict() } }
@@ -209,7 +241,7 @@ M.last_candidates = nil
 function M.candidates()
   local c = client()
   if not c then
-    vim.notify("conductor: the server is not running for this buffer", vim.log.levels.ERROR)
+    vim.notify("conductor: " .. M.why_not(), vim.log.levels.ERROR)
     return
   end
   c:request("workspace/executeCommand", { command = "conductor.showCandidates", arguments = { vim.empty_dict() } },
@@ -319,28 +351,17 @@ function M.setup(opts)
     root_markers = M.config.root_markers,
     init_options = settings,
     settings = { conductor = settings },
+    on_init = function() M.last_exit = nil end,
+    on_exit = function(code, signal) M.last_exit = { code = code, signal = signal } end,
   }
   vim.api.nvim_create_autocmd("LspProgress", { callback = on_progress })
   commands()
-  if vim.lsp.config and vim.lsp.enable then -- Neovim 0.11+
-    vim.lsp.config("conductor", spec)
-    vim.lsp.enable("conductor")
-  else
-    vim.api.nvim_create_autocmd("FileType", {
-      callback = function(args)
-        local root = vim.fs.root(args.buf, M.config.root_markers) or vim.fn.getcwd()
-        vim.lsp.start({
-          name = "conductor",
-          cmd = M.config.cmd,
-          root_dir = root,
-          init_options = settings,
-          settings = { conductor = settings },
-          handlers = handlers,
-          capabilities = capabilities,
-        }, { bufnr = args.buf })
-      end,
-    })
+  if vim.fn.has("nvim-0.11") ~= 1 then
+    vim.notify("conductor: Neovim 0.11 or newer is needed", vim.log.levels.ERROR)
+    return
   end
+  vim.lsp.config("conductor", spec)
+  vim.lsp.enable("conductor")
 end
 
 return M
