@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import CheckpointError
 from ..storage.cache import cache_home
 from ..storage.state import STATE_DIR
-from .git import GIT_IDENTITY
+from .git import GIT_IDENTITY, PLAIN_DIFF
 
 REF_PREFIX = "refs/conductor/checkpoints/"
 EXCLUDE = (STATE_DIR,)  # our own traces and state
@@ -212,7 +212,7 @@ def diff(root: Path, checkpoint: Checkpoint) -> str:
         return ""
     with _git_errors("could not diff against the checkpoint"), _temp_index(repo) as env:
         tree = _snapshot_tree(repo, env)
-        return str(repo.git.diff(checkpoint.commit, tree))  # type: ignore[attr-defined]
+        return str(repo.git.diff(*PLAIN_DIFF, checkpoint.commit, tree))  # type: ignore[attr-defined]
 
 
 def read_file(checkpoint: Checkpoint, rel: str, root: Path) -> bytes | None:

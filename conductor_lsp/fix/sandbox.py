@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ..checkpoints.git import GIT_IDENTITY
+from ..checkpoints.git import run_git
 from ..checkpoints.store import Checkpoint, workspace_key
 from ..errors import CheckpointError
 from ..storage.cache import cache_home
@@ -46,16 +46,9 @@ class Sandbox:
 
 def _git(root: Path, *args: str) -> None:
     """Run git quietly; hooks off (a worktree must not run the user's post-checkout)."""
-    out = subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", *args],
-        cwd=root,
-        env={**os.environ, **GIT_IDENTITY},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_git(root, *args, check=False)
     if out.returncode != 0:
-        detail = (out.stderr or out.stdout).strip().splitlines()
+        detail = (out.stderr or out.stdout).decode("utf-8", "replace").strip().splitlines()
         raise CheckpointError(f"git {args[0]}: {detail[0] if detail else out.returncode}")
 
 

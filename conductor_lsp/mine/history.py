@@ -4,19 +4,18 @@ merges too when asked, each as the change it brought to its first parent."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from ..checkpoints.git import run_git
 
 GIT_SECONDS = 60
 
 
 def git_bytes(root: Path, *args: str) -> bytes:
     """A read-only git command in ``root``; its stdout as it is (trees, blobs)."""
-    return subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, timeout=GIT_SECONDS, check=True
-    ).stdout
+    return run_git(root, *args, timeout=GIT_SECONDS).stdout
 
 
 def git(root: Path, *args: str) -> str:

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..checkpoints.git import PLAIN_DIFF
 from ..edits.workspace import apply_output_to_disk
 from ..testrun import TestRun, run_tests
 from .history import Candidate, git, git_bytes
@@ -44,7 +45,7 @@ class Checked:
 def files_at(root: Path, commit: str, paths: tuple[str, ...]) -> dict[str, bytes | None]:
     """Each of ``paths`` as it is at ``commit`` (None where the commit has no such file)."""
     present = set(git(root, "ls-tree", "-r", "--name-only", commit, "--", *paths).splitlines())
-    show = lambda rel: git_bytes(root, "show", f"{commit}:{rel}")  # noqa: E731
+    show = lambda rel: git_bytes(root, "cat-file", "blob", f"{commit}:{rel}")  # noqa: E731
     return {rel: show(rel) if rel in present else None for rel in paths}
 
 
@@ -78,7 +79,7 @@ def gather(root: Path, cand: Candidate) -> Bundle:
         git_bytes(root, "archive", "--format=tar", cand.parent),
         files_at(root, cand.commit, cand.tests),
         files_at(root, cand.commit, cand.code),
-        git(root, "diff", "--no-renames", cand.parent, cand.commit, "--", *cand.code),
+        git(root, "diff", *PLAIN_DIFF, "--no-renames", cand.parent, cand.commit, "--", *cand.code),
     )
 
 

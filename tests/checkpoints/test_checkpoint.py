@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import git
+import pytest
 
 from conductor_lsp.checkpoints import store as cp
 
@@ -96,3 +97,26 @@ def test_outside_git_uses_a_copy(tmp_path: Path) -> None:
     cp.restore(root, point)
     assert (root / "a.py").read_text() == "A = 1\n" and not (root / "new.py").exists()
     assert cp.list_checkpoints(root, cache_dir=cache)[-1].label == "plain"
+
+
+def test_a_checkpoints_diff_is_plain_whatever_the_users_git_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An external diff program, colour always and no prefixes in the user's own git
+    configuration: the diff against a checkpoint is still git's plain unified diff."""
+    external = tmp_path / "external.sh"
+    external.write_text("#!/bin/sh\necho 'NOT A DIFF'\n")
+    external.chmod(0o755)
+    hostile = tmp_path / "gitconfig"
+    hostile.write_text(
+        f"[color]\n\tui = always\n[diff]\n\texternal = {external}\n\tnoprefix = true\n"
+    )
+    root = tmp_path / "ws"
+    root.mkdir()
+    make_repo(root)
+    point = cp.create(root, "before")
+    (root / "a.py").write_text("A = 99\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(hostile))
+    diff = cp.diff(root, point)
+    assert "NOT A DIFF" not in diff and "\x1b[" not in diff
+    assert "--- a/a.py" in diff and "+++ b/a.py" in diff and "+A = 99" in diff

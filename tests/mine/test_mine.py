@@ -208,3 +208,27 @@ def test_a_fix_whose_tests_cannot_run_is_named_by_its_error(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "skipped 1: the tests do not run with the fix (SyntaxError)" in done.stdout
     assert "0 task(s)" in done.stdout
+
+
+def test_a_users_git_settings_do_not_reach_the_known_answer(tmp_path: Path) -> None:
+    """``diff.external``, ``color.ui = always`` and ``diff.noprefix`` in the user's own git
+    configuration: the mined task's known answer is git's plain diff all the same, and it
+    applies."""
+    root = tmp_path / "repo"
+    history(root, tmp_path / "counter")
+    external = tmp_path / "external.sh"
+    external.write_text("#!/bin/sh\necho 'NOT A DIFF'\n")
+    external.chmod(0o755)
+    hostile = tmp_path / "gitconfig"
+    hostile.write_text(
+        f"[color]\n\tui = always\n[diff]\n\texternal = {external}\n\tnoprefix = true\n"
+        "\tmnemonicPrefix = true\n[core]\n\tquotePath = true\n"
+    )
+    out = tmp_path / "suite"
+    done = cli("mine", str(root), "--out", str(out), env={"GIT_CONFIG_GLOBAL": str(hostile)})
+    assert done.returncode == 0, done.stderr
+    (task,) = [p for p in out.iterdir() if (p / "task.toml").is_file()]
+    edit = tomllib.loads((task / "task.toml").read_text())["solution"]["edit"]
+    assert "NOT A DIFF" not in edit and "\x1b[" not in edit
+    assert "--- a/calc.py" in edit and "+++ b/calc.py" in edit
+    assert apply_output_to_disk(task, edit).written == ["calc.py"]
