@@ -255,3 +255,17 @@ def write_episodes(path: Path, examples: Sequence[Example]) -> Path:
         after = () if e.green else ("t",)
         log.outcome(OutcomeRecord(("t",), after, green=e.green, leaves=(leaf,), id=f"e{i}"))
     return path
+
+
+def hostile_git_config(folder: Path) -> Path:
+    """A user's git configuration that changes what git prints: an external diff program
+    (it prints NOT A DIFF), colour always, no a/ b/ prefixes. Point GIT_CONFIG_GLOBAL at it."""
+    external = folder / "external.sh"
+    external.write_text("#!/bin/sh\necho 'NOT A DIFF'\n")
+    external.chmod(0o755)
+    config = folder / "gitconfig"
+    config.write_text(
+        f"[color]\n\tui = always\n[diff]\n\texternal = {external}\n\tnoprefix = true\n"
+        "\tmnemonicPrefix = true\n"
+    )
+    return config

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import git
 import pytest
+from helpers import hostile_git_config
 
 from conductor_lsp.checkpoints import store as cp
 
@@ -104,13 +105,7 @@ def test_a_checkpoints_diff_is_plain_whatever_the_users_git_says(
 ) -> None:
     """An external diff program, colour always and no prefixes in the user's own git
     configuration: the diff against a checkpoint is still git's plain unified diff."""
-    external = tmp_path / "external.sh"
-    external.write_text("#!/bin/sh\necho 'NOT A DIFF'\n")
-    external.chmod(0o755)
-    hostile = tmp_path / "gitconfig"
-    hostile.write_text(
-        f"[color]\n\tui = always\n[diff]\n\texternal = {external}\n\tnoprefix = true\n"
-    )
+    hostile = hostile_git_config(tmp_path)
     root = tmp_path / "ws"
     root.mkdir()
     make_repo(root)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import git
 import pytest
-from helpers import cli, config, worker
+from helpers import cli, config, hostile_git_config, worker
 from standin import StandIn
 
 from conductor_lsp.edits.workspace import apply_output_to_disk
@@ -216,14 +216,7 @@ def test_a_users_git_settings_do_not_reach_the_known_answer(tmp_path: Path) -> N
     applies."""
     root = tmp_path / "repo"
     history(root, tmp_path / "counter")
-    external = tmp_path / "external.sh"
-    external.write_text("#!/bin/sh\necho 'NOT A DIFF'\n")
-    external.chmod(0o755)
-    hostile = tmp_path / "gitconfig"
-    hostile.write_text(
-        f"[color]\n\tui = always\n[diff]\n\texternal = {external}\n\tnoprefix = true\n"
-        "\tmnemonicPrefix = true\n[core]\n\tquotePath = true\n"
-    )
+    hostile = hostile_git_config(tmp_path)
     out = tmp_path / "suite"
     done = cli("mine", str(root), "--out", str(out), env={"GIT_CONFIG_GLOBAL": str(hostile)})
     assert done.returncode == 0, done.stderr
