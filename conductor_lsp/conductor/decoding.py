@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ConfigError
+from ..models.cores import ThreadOptions
 from ..models.transformers import check_adapter, check_quantize
 
 
@@ -20,7 +20,7 @@ class DecodingOptions:
 
 
 @dataclass
-class TransformersOptions(DecodingOptions):
+class TransformersOptions(DecodingOptions, ThreadOptions):
     """transformers: also where the model runs and what is merged into it."""
 
     device: str = "auto"
@@ -31,13 +31,9 @@ class TransformersOptions(DecodingOptions):
     quantize: str = "auto"
     """auto (int8 on the CPU), none, or int8: the linear layers as dynamic int8 (1.8x the
     tokens/s of float32 on a CPU)."""
-    threads: int = 0
-    """CPU threads; 0: the cores free when each answer starts (looked at again every few
-    seconds while it decodes), so another busy program does not stall decoding."""
 
     def check(self) -> None:
-        if self.threads < 0:
-            raise ConfigError("conductor.threads must be at least 0")
+        self.check_threads()
         if self.adapter:
             check_adapter(self.adapter)
         check_quantize(self.quantize)

@@ -15,8 +15,9 @@ from ..config.options import build
 from ..config.schema import ConductorConfig
 from ..errors import ConfigError
 from ..models.base import Decoder, Generation
+from ..models.cores import usable_cores
 from ..models.hidden import MAX_TOKENS, model_identity
-from ..models.llama import LlamaEngineOptions, LlamaModel, default_threads, llama_available
+from ..models.llama import LlamaEngineOptions, LlamaModel, llama_available
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from ..version import extra
@@ -41,7 +42,7 @@ class LlamaCppConductor(InProcessConductor):
     def doctor(cls, config: ConductorConfig) -> Check:
         if not llama_available():
             return "no", f"{extra('llama')} (builds llama.cpp: minutes)"
-        return "ok", f"llama.cpp in process, the free of {default_threads()} cores, GBNF grammar"
+        return "ok", f"llama.cpp in process, the free of {usable_cores()} cores, GBNF grammar"
 
     def __init__(self, config: ConductorConfig) -> None:
         if not config.model:

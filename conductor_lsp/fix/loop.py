@@ -134,7 +134,7 @@ class FixLoop:
         t = self.config.test
         first = await run_tests(t.command, self.root, t.timeout)
         self.on_tests(first)
-        self.note(0, f"tests: {_state(first)}")
+        self.note(0, f"tests: {first.state()}")
         if self.config.fix.repo_map_chars > 0:
             self.repo = await asyncio.to_thread(repo_map, self.root, self.config.edits.all_deny())
         return start_cp, first
@@ -170,7 +170,7 @@ class FixLoop:
             report.rounds.append(rnd)
             self._bill(report, rnd)
             self._keep_best(rnd)
-            best = _state(self.best.run) if self.best is not None else "?"
+            best = self.best.run.state() if self.best is not None else "?"
             self.note(k, f"round over: best so far {best}; {spent(report, so_far=True)}")
             out_of = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if out_of:
@@ -228,11 +228,7 @@ class FixLoop:
             self.session.episodes.review(self.job_id, report.rejected)
             if report.written:
                 report.end = await run_tests(cfg.test.command, self.root, cfg.test.timeout)
-                self.note(0, f"tests after review: {_state(report.end)}")
-
-
-def _state(run: TestRun) -> str:
-    return run.state()
+                self.note(0, f"tests after review: {report.end.state()}")
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]

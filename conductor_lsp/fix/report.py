@@ -50,6 +50,11 @@ class FixReport:
     def exit_code(self) -> int:
         return 0 if self.end.passed else 1
 
+    def tests(self) -> str:
+        """What the tests said at the start and the end, as every door says it
+        ("1 failing -> passed")."""
+        return f"{self.start.state()} -> {self.end.state()}"
+
     @property
     def cost(self) -> float:
         return sum(t.cost for t in self.tallies.values()) + self.conductor.cost

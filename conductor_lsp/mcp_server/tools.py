@@ -131,7 +131,7 @@ def fix_summary(report: FixReport) -> dict[str, Any]:
         "outcome": str(report.outcome),
         "passed": report.end.passed,
         "reason": report.reason,
-        "tests": f"{report.start.state()} -> {report.end.state()}",
+        "tests": report.tests(),
         "tests_before": report.start.to_json(),
         "tests_after": report.end.to_json(),
         "written": report.written,

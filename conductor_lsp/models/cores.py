@@ -19,12 +19,27 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import ConfigError
+
 #: Seconds a look at the machine spans at least (a shorter window is mostly noise).
 WINDOW = 0.2
 #: A core counts as busy when other programs kept it busy this much of the window.
 BUSY = 0.5
 #: Seconds between two looks at the cores free while a long answer decodes.
 RETHREAD = 2.0
+
+
+@dataclass
+class ThreadOptions:
+    """The key every in-process engine (transformers, local, llama-cpp) declares."""
+
+    threads: int = 0
+    """CPU threads; 0: the cores free when each answer starts (looked at again every few
+    seconds while it decodes), so another busy program does not stall decoding."""
+
+    def check_threads(self) -> None:
+        if self.threads < 0:
+            raise ConfigError("threads must be at least 0")
 
 
 def usable_cores() -> int:
@@ -143,6 +158,7 @@ def use_torch_threads(device: str, configured: int) -> int:
 __all__ = [
     "RETHREAD",
     "FreeCores",
+    "ThreadOptions",
     "cgroup_quota",
     "decode_threads",
     "usable_cores",

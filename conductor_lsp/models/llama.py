@@ -22,36 +22,28 @@ from ..errors import BackendUnavailable, ConfigError
 from ..version import extra
 from . import stats as model_stats
 from .base import Generation, LoadOnce, has_module
-from .cores import RETHREAD, decode_threads, usable_cores
+from .cores import RETHREAD, ThreadOptions, decode_threads, usable_cores
 from .hidden import mean_vector
 
 _LOADED: LoadOnce[LlamaModel] = LoadOnce()
 
 
 @dataclass
-class LlamaEngineOptions:
+class LlamaEngineOptions(ThreadOptions):
     """llama-cpp (conductor and workers): the context and the cores."""
 
     n_ctx: int = 8192
     """Context length in tokens (prompt and answer)."""
-    threads: int = 0
-    """CPU threads; 0: the cores free when each answer starts (looked at again every few
-    seconds while it decodes), so another busy program does not stall decoding."""
 
     def check(self) -> None:
-        if self.n_ctx < 256 or self.threads < 0:
-            raise ConfigError("n_ctx must be at least 256 and threads at least 0")
+        if self.n_ctx < 256:
+            raise ConfigError("n_ctx must be at least 256")
+        self.check_threads()
 
 
 def llama_available() -> bool:
     """Whether llama-cpp-python is installed (without importing it)."""
     return has_module("llama_cpp")
-
-
-def default_threads() -> int:
-    """Every core this process may use (llama-cpp-python's own default is half): what a
-    model loads with; each answer then decodes on the cores free (``models.cores``)."""
-    return usable_cores()
 
 
 class LlamaModel:
@@ -70,7 +62,9 @@ class LlamaModel:
         self.path = str(file)
         #: Threads asked for (0: the cores free at each answer) and those set now.
         self.threads = threads
-        self.current_threads = threads or default_threads()
+        # Loaded on every core this process may use (llama-cpp-python's default is half);
+        # each answer then decodes on the cores free.
+        self.current_threads = threads or usable_cores()
         self.key = f"llama:{self.path}:{n_ctx}:{threads}"
         engine = f"llama.cpp ({threads} threads)" if threads else "llama.cpp (the cores free)"
         model_stats.loading(self.path, engine)

@@ -196,13 +196,12 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     last = report.rounds[-1].attempts[0].job if report.rounds else None
     if last is not None:
         job.report = job_report(job.title, last, report.written, "")
-    end = f"{report.start.state()} -> {report.end.state()}"
     judged = sum(1 for c in report.candidates if c.verdict is not None)
     finish(
         ls,
         job,
         report.outcome,
-        f"{report.outcome}, tests {end}, {judged} candidates judged"
+        f"{report.outcome}, tests {report.tests()}, {judged} candidates judged"
         + (f" ({report.reason})" if report.reason else ""),
         error=not report.end.passed,
     )

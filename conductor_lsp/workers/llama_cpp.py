@@ -12,7 +12,8 @@ from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
 from ..models.base import Decoder, Generation
-from ..models.llama import LlamaEngineOptions, LlamaModel, default_threads, llama_available
+from ..models.cores import usable_cores
+from ..models.llama import LlamaEngineOptions, LlamaModel, llama_available
 from ..protocols import Check, WorkerContext, WorkerRequest
 from ..version import extra
 from .in_process import InProcessWorker
@@ -39,7 +40,7 @@ class LlamaCppWorker(InProcessWorker):
     def doctor(cls, name: str, config: WorkerConfig, full: Config) -> Check:
         if not llama_available():
             return "no", f"{extra('llama')} (builds llama.cpp: minutes)"
-        return "ok", f"llama.cpp in process, the free of {default_threads()} cores: {config.model}"
+        return "ok", f"llama.cpp in process, the free of {usable_cores()} cores: {config.model}"
 
     def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         model = LlamaModel.get(self.config.model, self.options.n_ctx, self.options.threads)

@@ -10,6 +10,7 @@ from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
 from ..models.base import Decoder, Generation
+from ..models.cores import ThreadOptions
 from ..models.transformers import LocalModel, check_quantize, local_models_available
 from ..protocols import Check, WorkerContext, WorkerRequest
 from ..version import extra
@@ -17,19 +18,15 @@ from .in_process import InProcessWorker
 
 
 @dataclass
-class LocalOptions:
+class LocalOptions(ThreadOptions):
     device: str = "auto"
     """auto, cpu, cuda or mps."""
     quantize: str = "auto"
     """auto (int8 on the CPU), none, or int8: the linear layers as dynamic int8 (1.8x the
     tokens/s of float32 on a CPU)."""
-    threads: int = 0
-    """CPU threads; 0: the cores free when each answer starts (looked at again every few
-    seconds while it decodes), so another busy program does not stall decoding."""
 
     def check(self) -> None:
-        if self.threads < 0:
-            raise ConfigError("threads must be at least 0")
+        self.check_threads()
         check_quantize(self.quantize)
 
 
