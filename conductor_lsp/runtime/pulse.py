@@ -41,7 +41,8 @@ class Heartbeat:
     def __init__(self, sink: EventSink, every: float | None = None) -> None:
         self.sink = sink
         self.every = TICK * QUIET_TICKS if every is None else every
-        self.last = "started"
+        #: The last thing seen begin, described only when the heartbeat speaks.
+        self.last: Event | None = None
         #: When anything was last said (a Quiet too), and when something other than Quiet.
         self.at = self.said_at = time.monotonic()
         self._task: asyncio.Task[None] | None = None
@@ -51,7 +52,7 @@ class Heartbeat:
         if not isinstance(event, Quiet):
             self.said_at = self.at
         if not isinstance(event, Quiet | PlanDone | StepFinished):  # ends say nothing going on
-            self.last = describe_event(event)
+            self.last = event
         self.sink(event)
 
     async def __aenter__(self) -> Heartbeat:
@@ -76,7 +77,8 @@ class Heartbeat:
             now = time.monotonic()
             if now - self.at >= self.every:
                 self.at = now
-                self.sink(Quiet(now - self.said_at, self.last))
+                last = describe_event(self.last) if self.last is not None else "started"
+                self.sink(Quiet(now - self.said_at, last))
 
 
 @contextlib.asynccontextmanager
