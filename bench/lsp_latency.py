@@ -79,7 +79,7 @@ async def busy(root: Path, n: int, standin: StandIn) -> tuple[list[float], int]:
     started = []
     for k in range(3):
         other = editor.open(root / f"job{k}.py")
-        started.append(await run_command(client, "conductor.fix", {"uri": other}))
+        started.append(await run_command(client, "conductor.edit", {"uri": other}))
     while len(standin.seen) < 3:  # all three jobs are waiting on their workers
         await asyncio.sleep(0.05)
     result = await latencies(client, uri, n)

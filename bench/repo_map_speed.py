@@ -19,7 +19,7 @@ from pathlib import Path
 from _common import table
 
 from conductor_lsp.config.schema import Config
-from conductor_lsp.fix.repo_map import RepoMap
+from conductor_lsp.context.repo_map import RepoMap
 
 MODULE = (
     '''"""Module {n}."""

@@ -26,8 +26,8 @@ from typing import Any
 from _common import REPO, table
 
 from conductor_lsp import Session, load_config
+from conductor_lsp.context.repo_map import with_outline
 from conductor_lsp.edits.workspace import apply_output_to_disk
-from conductor_lsp.fix.repo_map import with_outline
 from conductor_lsp.task import Task, file_context
 
 MODES = {"with the map": 6000, "without": 0}

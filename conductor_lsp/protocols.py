@@ -172,6 +172,8 @@ class ConductorClass(Protocol):
 
     #: Runs a model in this process from a file or directory (``conductor.model``).
     local: ClassVar[bool]
+    #: Is built with the ``[search]`` section too (``cls(config, search=...)``).
+    uses_search: ClassVar[bool]
 
     def __call__(self, config: ConductorConfig) -> Conductor: ...
 

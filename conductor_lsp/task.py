@@ -47,7 +47,7 @@ class FileContext:
     #: False for files shown only as context (the tests a fix job must make pass).
     editable: bool = True
     #: ``text`` is part of the file, its gaps marked (a worker's window is too small for
-    #: the whole: ``runtime.window``); such a file is changed by SEARCH/REPLACE only.
+    #: the whole: ``context.window``); such a file is changed by SEARCH/REPLACE only.
     partial: bool = False
 
 

@@ -7,16 +7,22 @@ and anything on a lower floor, never a sibling on its own floor nor anything abo
     edits                                  the pure edits API
     answers, config, storage, testrun      answer checks, the schema, our own files, tests
     basic                                  the flat modules: usage, plan, task, protocols, ...
+    context                                what a model is shown
     models, episodes                       in-process models; episode records
     workers, checkpoints
     conductor                              plans
-    policy                                 what to try next, learned from verdicts
+    policy                                 what to try next, learned from verdicts; the planner
     configure                              loading and validating the configuration
     runtime                                session, engine, budgets, events, traces
     fix                                    the loop, candidates, sandboxes
-    eval, mcp_server, mine, server         the evaluator, the MCP door, mining, the LSP server
+    jobs                                   one function per user job
+    eval, mine                             the evaluator, mining
     learn
+    mcp_server, server                     the MCP door, the LSP server
     cli
+
+The doors (``cli``, ``server``, ``mcp_server``) also only translate: they call ``jobs``
+and never reach into what the jobs wire (``DOORS_NEVER``).
 
 Nothing inside the package imports the package facade. Imports under TYPE_CHECKING and
 inside functions count like any other.
@@ -43,6 +49,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("edits",),
     ("answers", "config", "storage", "testrun"),
     ("basic",),
+    ("context",),
     ("models", "episodes"),
     ("workers", "checkpoints"),
     ("conductor",),
@@ -50,10 +57,32 @@ FLOORS: list[tuple[str, ...]] = [
     ("configure",),
     ("runtime",),
     ("fix",),
-    ("eval", "mcp_server", "mine", "server"),
+    ("jobs",),
+    ("eval", "mine"),
     ("learn",),
+    ("mcp_server", "server"),
     ("cli",),
 ]
+DOORS = ("cli", "server", "mcp_server")
+#: What the jobs layer wires, which no door imports: a door that needs it needs a job.
+DOORS_NEVER = ("fix", "runtime", "context", "checkpoints")
+#: What a door may import besides the jobs: the configuration, the other front ends
+#: (eval, mine, learn), and the vocabulary every floor speaks (errors, the schema, the
+#: pure edits API, the flat modules' types, where our files live, a test run's report).
+DOORS_MAY = (
+    *DOORS,
+    "jobs",
+    "eval",
+    "mine",
+    "learn",
+    "configure",
+    "config",
+    "errors",
+    "edits",
+    "basic",
+    "storage",
+    "testrun",
+)
 #: The facade re-exports what users and benchmarks import, from the fix loop down.
 FACADE_SEES = "fix"
 #: At most this many modules directly in the package, besides its ``__init__``.
@@ -212,9 +241,9 @@ def test_the_package_follows_the_layer_rule() -> None:
             "(runtime) may not import conductor_lsp.cli.render (cli)",
         ),
         (
-            "conductor_lsp.fix.context",
+            "conductor_lsp.context.files",
             "from .. import Session\n",
-            "conductor_lsp.fix.context:1 imports the package facade",
+            "conductor_lsp.context.files:1 imports the package facade",
         ),
         (  # a cycle inside one layer, hidden behind TYPE_CHECKING
             "conductor_lsp.runtime.results",
@@ -335,6 +364,40 @@ def test_folders_form_no_cycle() -> None:
                 graph.setdefault(b, set())
     assert cycles(graph) == []
     assert all(g in ALLOWED for g in graph), sorted(set(graph) - set(ALLOWED))
+
+
+def door_violations(modules: dict[str, str]) -> list[str]:
+    """Door imports of what only the jobs may wire, or of anything else below them."""
+    out = []
+    for module, source in modules.items():
+        if group(module) not in DOORS:
+            continue
+        for target, line in imports(module, source, modules):
+            b = group(target)
+            if b in DOORS_NEVER and target != "conductor_lsp.checkpoints.undo":
+                out.append(f"{module}:{line} is a door and imports {target} (use jobs)")
+            elif b not in DOORS_MAY:
+                out.append(f"{module}:{line} is a door and imports {target} ({b})")
+    return out
+
+
+def test_the_doors_only_call_jobs() -> None:
+    assert door_violations(sources()) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "added", "expected"),
+    [
+        ("conductor_lsp.cli.main", "from ..fix.loop import FixLoop\n", "imports conductor_lsp.fix"),
+        ("conductor_lsp.server.handlers", "from ..runtime import Session\n", "(use jobs)"),
+        ("conductor_lsp.mcp_server.tools", "from ..context import round_task\n", "(use jobs)"),
+        ("conductor_lsp.server.app", "from ..policy import Policy\n", "(policy)"),
+    ],
+)
+def test_a_door_reaching_past_the_jobs_is_caught(module: str, added: str, expected: str) -> None:
+    modules = sources()
+    modules[module] = added + modules[module]
+    assert any(expected in v for v in door_violations(modules)), door_violations(modules)
 
 
 def test_nothing_below_the_front_ends_imports_them() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conductor_lsp import BACKENDS, PROVIDERS, ConfigError, Session, Task, load_config
-from conductor_lsp.cli.doctor import report
+from conductor_lsp.jobs.doctor import report
 
 ECHO = '''
 """A throwaway provider: answers with its subtask, shouted. One file, no edits elsewhere."""
@@ -45,6 +45,7 @@ class FirstWorkerConductor:
     name = "first"
     local: ClassVar[bool] = False
     asks_model: ClassVar[bool] = False
+    uses_search: ClassVar[bool] = False
 
     def __init__(self, config):
         self.config = config

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from ..config.schema import WorkerConfig
 from ..configure import load_config
-from ..configure.discover import PROBE_SECONDS, SERVERS, Found, discover
+from ..configure.discover import PROBE_SECONDS, SERVERS, Found, discover, provider_url
 from ..configure.prices import price_endpoint
 from ..errors import ConductorError, ConfigError
 from .doctor import print_doctor
@@ -122,7 +122,7 @@ def render(workers: list[Found], conductor: Found | None) -> str:
         lines += ['backend = "static"  # one call to the strongest worker, with its retry']
     else:
         lines += ['backend = "openai"', f"model = {_string(conductor.model)}"]
-        lines += [f"base_url = {_string(conductor.base_url or _provider_url(conductor))}"]
+        lines += [f"base_url = {_string(conductor.base_url or provider_url(conductor.provider))}"]
         if conductor.api_key_env:
             lines += [f"api_key_env = {_string(conductor.api_key_env)}"]
     local = sorted((f for f in workers if f.local), key=Found.size)
@@ -137,12 +137,6 @@ def render(workers: list[Found], conductor: Found | None) -> str:
         if f.local:
             lines += [f"strength = {ranks[f.name]}  # by size among the free models"]
     return "\n".join(lines) + "\n"
-
-
-def _provider_url(f: Found) -> str:
-    from ..workers.registry import PROVIDERS
-
-    return PROVIDERS.get(f.provider).default_base_url
 
 
 def _answer() -> str:

@@ -10,35 +10,41 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-from ..checkpoints import store as checkpoint
-from ..checkpoints.undo import undo
 from ..config.schema import Config
-from ..configure.load import job_layer, load_config, workspace_episodes
+from ..configure.load import job_layer, load_config
 from ..errors import ConductorError
 from ..eval import ORDERS
-from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..fix.repo_map import with_outline
-from ..fix.report import FixReport
-from ..fix.review import fix_until_kept
-from ..models import stats as model_stats
-from ..runtime.events import Event, describe_event
-from ..runtime.results import JobOutcome
-from ..runtime.session import Session
-from ..task import Task, file_context
+from ..jobs import (
+    Event,
+    FixReport,
+    FixRequest,
+    Hooks,
+    JobOutcome,
+    Session,
+    TaskRequest,
+    checkpoints,
+    describe_event,
+    fix_repository,
+    plan_task,
+    run_task,
+    undo,
+)
 from ..version import __version__
 from .doctor import print_doctor
 from .evaluate import run_eval
 from .init import add_parser as add_init_parser
 from .init import run_init
-from .mine import add_learn_parser, run_learn, run_mine
+from .learn import add_parser as add_learn_parser
+from .learn import run_learn
 from .mine import add_parser as add_mine_parser
+from .mine import run_mine
 from .render import (
     SMOKE_TEST_NOTE,
     plan_notes,
@@ -193,12 +199,8 @@ def _add_eval(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
     e.set_defaults(func=lambda root, args, console: asyncio.run(run_eval(root, args, console)))
 
 
-def _task(args: argparse.Namespace, config: Config) -> Task:
-    """The task and its --file context, checked as the editor checks its files: inside the
-    workspace, and never a file on the deny list."""
-    deny = config.edits.all_deny()
-    files = tuple(file_context(config.root, f, deny) for f in args.file)
-    return with_outline(Task(args.task, files=files), config.root, deny, config.fix.repo_map_chars)
+def _request(args: argparse.Namespace) -> TaskRequest:
+    return TaskRequest(args.task, files=tuple(args.file))
 
 
 def _config(root: Path, args: argparse.Namespace) -> Config:
@@ -206,14 +208,12 @@ def _config(root: Path, args: argparse.Namespace) -> Config:
 
 
 def _plan(root: Path, args: argparse.Namespace, console: Console) -> int:
+    request = _request(args)
     config = _config(root, args)
 
     async def plan() -> Any:
-        session = Session(config)
-        try:
-            return await session.plan(_task(args, config))
-        finally:
-            await session.aclose()
+        async with Session(config) as session:
+            return await plan_task(session, request)
 
     result = asyncio.run(plan())
     if args.json:
@@ -233,8 +233,7 @@ def progress(console: Console) -> Iterator[Callable[[Event], None]]:
         def say(line: str) -> None:
             console.print(line, markup=False, highlight=False)
 
-        with model_stats.listen(say):
-            yield lambda e: say(describe_event(e))
+        yield lambda e: say(describe_event(e))
         return
     with console.status("starting...") as status:
 
@@ -242,22 +241,19 @@ def progress(console: Console) -> Iterator[Callable[[Event], None]]:
             console.print(line, markup=False, highlight=False)
             status.update(Text(line))
 
-        with model_stats.listen(show):
-            yield lambda e: show(describe_event(e))
+        yield lambda e: show(describe_event(e))
 
 
 def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
+    request = _request(args)
     config = _config(root, args)
 
     async def run() -> Any:
-        session = Session(config)
-        try:
+        async with Session(config) as session:
             if args.json:
-                return await session.run(_task(args, config))
+                return await run_task(session, request)
             with progress(console) as on_event:
-                return await session.run(_task(args, config), on_event=on_event)
-        finally:
-            await session.aclose()
+                return await run_task(session, request, Hooks(on_event=on_event))
 
     result = asyncio.run(run())
     if args.json:
@@ -282,25 +278,36 @@ def _fix(root: Path, args: argparse.Namespace, console: Console) -> int:
     config = _config(root, args)
     review = terminal_reviewer(console) if args.review else None
 
+    def printed(report: FixReport) -> None:
+        print_fix_report(console, report)
+        print_model_stats(console)
+
+    async def again(report: FixReport) -> bool:
+        question = "Try again with your reasons?"
+        return review is not None and await asyncio.to_thread(_ask_yes, console, question)
+
+    sinks: list[Callable[[Event], None]] = []
+
+    @contextlib.asynccontextmanager
+    async def attempt() -> AsyncIterator[None]:  # the spinner ends before a report prints
+        with progress(console) as on_event:
+            sinks.append(on_event)
+            try:
+                yield
+            finally:
+                sinks.pop()
+
+    hooks = Hooks(
+        on_event=lambda e: sinks[-1](e) if sinks else None,
+        review=review,
+        again=again,
+        attempt=attempt,
+        on_report=printed,
+    )
+
     async def fix() -> FixReport:
-        session = Session(config)
-
-        async def once(instruction: str) -> FixReport:
-            with progress(console) as on_event:
-                loop = FixLoop(session, instruction=instruction, on_event=on_event, review=review)
-                report = await loop.run()
-            print_fix_report(console, report)
-            print_model_stats(console)
-            return report
-
-        async def again(report: FixReport) -> bool:
-            question = "Try again with your reasons?"
-            return review is not None and await asyncio.to_thread(_ask_yes, console, question)
-
-        try:
-            return await fix_until_kept(once, args.instruction or DEFAULT_INSTRUCTION, again)
-        finally:
-            await session.aclose()
+        async with Session(config) as session:
+            return await fix_repository(session, FixRequest(args.instruction or ""), hooks)
 
     return int(asyncio.run(fix()).exit_code)
 
@@ -321,13 +328,13 @@ def _mcp(root: Path, args: argparse.Namespace, console: Console) -> int:
 
 def _undo(root: Path, args: argparse.Namespace, console: Console) -> int:
     if args.list:
-        points = checkpoint.list_checkpoints(root)
+        points = checkpoints(root)
         for p in points:
             console.print(p.describe(), markup=False, highlight=False)
         if not points:
             console.print("no checkpoints")
         return 0
-    done = undo(root, args.ref, episodes=workspace_episodes(root))
+    done = undo(root, args.ref)
     restored = done.restored
     console.print(f"restored {restored.ref} ({restored.label})", markup=False, highlight=False)
     console.print(
@@ -365,8 +372,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.tcp, args.log_file)
             return 0
         root = _root(args)
-        if args.command in ("plan", "run") and not args.task.strip():
-            raise ConductorError("the task is empty: say in words what to do")
         func: Handler = args.func
         return func(root, args, console)
     except ConductorError as e:

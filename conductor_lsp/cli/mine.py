@@ -1,5 +1,4 @@
-"""``conductor-lsp mine [PATH] --out SUITE``: the repository's past bug fixes as a suite;
-``conductor-lsp learn [PATH]``: mined, run on the pool and fitted into the policy."""
+"""``conductor-lsp mine [PATH] --out SUITE``: the repository's past bug fixes as a suite."""
 
 from __future__ import annotations
 
@@ -56,47 +55,4 @@ def run_mine(root: Path, args: argparse.Namespace, console: Console) -> int:
     for line in report.lines():
         say(line)
     say(f"suite: {args.out.resolve()} (conductor-lsp eval {args.out})")
-    return 0
-
-
-def add_learn_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    p: argparse.ArgumentParser = sub.add_parser(
-        "learn",
-        help="mine the history, run the pool on it within a budget, fit the routing policy",
-        parents=parents,
-    )
-    p.add_argument("--budget-usd", type=float, default=1.0, help="most $ for the runs")
-    p.add_argument("--seconds", type=float, default=3600.0, help="most seconds for the runs")
-    p.add_argument("--max", type=int, default=0, help="mine at most N tasks (default: all)")
-    p.add_argument("--merges", action="store_true", help="mine merges too (see mine --help)")
-    return p
-
-
-def run_learn(root: Path, args: argparse.Namespace, console: Console) -> int:
-    from ..configure import load_config
-    from ..learn.repository import learn
-    from .train import USE_IT
-
-    say = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
-    config = load_config(root, args.config)
-    done = asyncio.run(
-        learn(
-            root,
-            config,
-            budget_usd=args.budget_usd,
-            seconds=args.seconds,
-            max_tasks=args.max,
-            merges=args.merges,
-            on_line=say,
-        )
-    )
-    say(f"{done.ran} task(s) run this time of {done.tasks} mined; ${done.spent:.4f} spent")
-    if done.stopped:
-        say(f"stopped: {done.stopped} (run learn again to go on)")
-    if done.policy is not None:
-        held = ", ".join(f"{k} {v}" for k, v in done.held_out.items()) or "no held-out task run"
-        say(f"policy: {done.policy} (held out, the newest tenth: {held})")
-        if not config.conductor.policy:
-            rel = done.policy.relative_to(root) if done.policy.is_relative_to(root) else done.policy
-            say(USE_IT.format(rel.as_posix()))
     return 0

@@ -6,10 +6,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config.schema import Config
-from ..fix.loop import FixReport, spent
-from ..models import stats as model_stats
+from ..jobs import FixReport, JobResult, model_report
 from ..plan import Plan, access_text
-from ..runtime.results import JobResult
 from ..usage import Tally, Usage, total
 
 
@@ -65,7 +63,7 @@ def print_result(console: Console, result: JobResult) -> None:
 
 def print_model_stats(console: Console) -> None:
     """How the in-process models loaded and decoded in this job (none: nothing)."""
-    for line in model_stats.report():
+    for line in model_report():
         console.print(f"model: {line}", markup=False, highlight=False)
 
 
@@ -100,7 +98,7 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         highlight=False,
     )
     console.print(f"tests: {report.tests()} in {report.seconds:.1f}s", markup=False)
-    console.print(f"spent: {spent(report)}", markup=False, highlight=False)
+    console.print(f"spent: {report.spent()}", markup=False, highlight=False)
     judged = [c for c in report.candidates if c.verdict is not None]
     if report.candidates:
         console.print(

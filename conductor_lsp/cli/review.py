@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from rich.console import Console
 
 from ..edits.hunks import Hunk
-from ..fix.review import Review, Reviewer
+from ..jobs import Review, Reviewer
 
 HELP = (
     "y - apply this hunk\nn - do not apply it\nr - do not apply it, and say why (the reason "

@@ -9,16 +9,18 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..conductor.registry import make_conductor
 from ..configure.load import load_config
-from ..episodes.log import read_episodes
-from ..episodes.records import Episode
 from ..errors import ConfigError
-from ..learn import Weights, by_shape, reward
-from ..policy.fit import examples_from
-from ..policy.predict import Policy
-from ..policy.reading import read_briefs
-from ..runtime.session import embedder
+from ..learn import (
+    CalibrationRow,
+    Episode,
+    Weights,
+    by_shape,
+    calibration,
+    policy_reading,
+    read_episodes,
+    reward,
+)
 
 
 def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int:
@@ -33,13 +35,10 @@ def show_episodes(root: Path, args: argparse.Namespace, console: Console) -> int
     weights = Weights.of(config.learn)
     if args.summary:
         console.print(summary_table(episodes, weights, str(path)))
-        policy = root / config.conductor.policy if config.conductor.policy else None
-        if policy is not None and policy.is_file():
-            loaded = Policy.load(policy)
-            if loaded.hidden is not None:  # its features need the conductor model's reading
-                reader = embedder(loaded, make_conductor(config.conductor))
-                read_briefs(loaded, (e.task for e in episodes), reader.embed)
-            console.print(calibration_table(loaded, episodes, str(policy)))
+        found = policy_reading(config, episodes)
+        if found is not None:
+            policy, loaded = found
+            console.print(calibration_table(calibration(loaded, episodes), str(policy)))
         return 0
     for e in episodes:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.time))
@@ -86,20 +85,12 @@ def summary_table(episodes: list[Episode], weights: Weights, title: str) -> Tabl
     return table
 
 
-def calibration_table(policy: Policy, episodes: list[Episode], title: str) -> Table:
-    """The policy's predictions against the verdicts, by predicted chance: a calibrated
-    policy's leaves predicted at 70-80% turn green about 75% of the time."""
-    examples = examples_from(episodes, Policy(wordings=dict(policy.wordings)))
-    bins: list[list[int]] = [[0, 0] for _ in range(5)]
-    for e in examples:
-        p = policy.p_green(e.brief, e.action, e.workers)
-        b = bins[min(4, int(p * 5))]
-        b[0] += 1
-        b[1] += e.green
+def calibration_table(rows: list[CalibrationRow], title: str) -> Table:
+    """The policy's predictions against the verdicts, by predicted chance."""
     table = Table(title="the policy: predicted against judged candidates", caption=title)
     for col in ("predicted", "candidates", "green", "green rate"):
         table.add_column(col, justify="right")
-    for i, (n, green) in enumerate(bins):
-        rate = f"{green / n:.0%}" if n else "-"
-        table.add_row(f"{i * 20}-{i * 20 + 20}%", str(n), str(green), rate)
+    for r in rows:
+        rate = f"{r.green / r.candidates:.0%}" if r.candidates else "-"
+        table.add_row(f"{r.low}-{r.low + 20}%", str(r.candidates), str(r.green), rate)
     return table

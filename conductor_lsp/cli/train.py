@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from ..conductor.registry import make_conductor
 from ..configure.load import load_config
-from ..episodes.log import read_episodes
-from ..errors import ConfigError
-from ..eval.suite import load_suite
-from ..learn.grpo import TaskPool, TrainOptions, held_out_split, train_grpo
-from ..learn.reward import Weights
-from ..learn.rollout import Pool, Rollouts
-from ..learn.sft import train_from_episodes
-from ..models.transformers import find_smollm2
-from ..policy.offline import FEATURES, train_policy
-from ..protocols import Conductor, Embedder
-
-#: What to write so a fitted policy is used, and keeps learning.
-USE_IT = 'use it: [conductor] policy = "{}"; [learn] online = true keeps it learning from every fix'
-
-
-def model_reader(conductor: Conductor) -> Embedder:
-    """The configured conductor, when it runs a model here that can read a task."""
-    if not isinstance(conductor, Embedder):
-        raise ConfigError(
-            f"--features hidden reads tasks with the conductor model; conductor backend "
-            f"{conductor.name!r} runs none in this process (transformers, llama-cpp and mlx do)"
-        )
-    return conductor
+from ..learn.grpo import TrainOptions
+from ..learn.train import FEATURES, PolicyRun, TrainRun, fit_policy, train_conductor
 
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -133,60 +110,12 @@ def training_options(args: argparse.Namespace, **more: Any) -> TrainOptions:
 def run_train(root: Path, args: argparse.Namespace, console: Console) -> int:
     log = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
     if args.policy:
-        if not (args.from_eval or args.from_episodes):
-            raise ConfigError("train --policy needs --from-eval FILE or --from-episodes FILE")
-        reader = None
-        if args.features != "words":
-            reader = model_reader(make_conductor(load_config(root, args.config).conductor))
-        train_policy(
-            args.from_eval,
-            args.from_episodes,
-            args.out,
-            target=args.target,
-            features=args.features,
-            reader=reader,
-            log=log,
-        )
-        log(USE_IT.format(args.out))
+        run = PolicyRun(args.out, args.from_eval, args.from_episodes, args.target, args.features)
+        fit_policy(lambda: load_config(root, args.config), run, log)
         return 0
     config = load_config(root, args.config)
-    model = config.conductor.model or str(find_smollm2() or "")
-    if not model:
-        raise ConfigError(
-            "train needs a conductor model: set [conductor] model (a GGUF file or an HF folder)"
-        )
-    learn = config.learn
-    weights = Weights(
-        args.cost_weight if args.cost_weight is not None else learn.cost_weight,
-        learn.seconds_weight,
-        learn.format_penalty,
+    train = TrainRun(
+        args.out, args.suite, args.from_episodes, args.cost_weight, args.held_out, args.jobs
     )
-    options = training_options(args)
-    if args.from_episodes:
-        episodes = [e for path in args.from_episodes for e in read_episodes(path)]
-        report = train_from_episodes(model, episodes, args.out, options, weights, log)
-        log(f"trained on {report['examples']} plans in {report['seconds']:.0f}s: {args.out}")
-        return 0
-    if args.suite is None:
-        raise ConfigError("train needs a SUITE (or --from-episodes FILE)")
-    tasks = load_suite(args.suite)
-    # Rollouts run in copies of the tasks: the workspace's configuration goes with them.
-    pool = Pool("config", {n: asdict(w) for n, w in config.workers.items()})
-    rollouts = Rollouts(config, weights, config.conductor.max_steps, args.jobs)
-    train_tasks, held_tasks = held_out_split(tasks, args.held_out, args.seed, lambda t: t.kind)
-    report = train_grpo(
-        model,
-        [TaskPool(t, pool) for t in train_tasks],
-        [TaskPool(t, pool) for t in held_tasks],
-        rollouts,
-        options,
-        args.out,
-        log,
-    )
-    before, after = report["before"], report["after"]
-    log(
-        f"held-out mean reward {before['reward']:+.3f} -> {after['reward']:+.3f}, solved "
-        f"{before['solved']} -> {after['solved']} of {after['rows']}; {args.out} "
-        f'(use it: [conductor] backend = "transformers", model = "{args.out}")'
-    )
+    train_conductor(config, train, training_options(args), log)
     return 0

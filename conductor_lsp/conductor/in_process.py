@@ -22,6 +22,7 @@ class InProcessConductor:
     which passes ``self.decoder.stop`` to its engine."""
 
     name: ClassVar[str]
+    uses_search: ClassVar[bool] = False
     config: ConductorConfig
     decoder: Decoder
 

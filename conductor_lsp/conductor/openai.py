@@ -86,6 +86,7 @@ class OpenAIConductor:
     Options = DecodingOptions
     local: ClassVar[bool] = False
     asks_model: ClassVar[bool] = True
+    uses_search: ClassVar[bool] = False
 
     def __init__(self, config: ConductorConfig) -> None:
         if not config.base_url or not config.model:

@@ -31,8 +31,8 @@ def backend_class(name: str) -> ConductorClass:
 
 def make_conductor(config: ConductorConfig, search: SearchConfig | None = None) -> Conductor:
     """Build the configured backend; heavy imports happen only for the one chosen. A backend
-    that declares ``uses_search`` also gets the ``[search]`` section."""
+    whose class declares ``uses_search`` true also gets the ``[search]`` section."""
     cls = backend_class(config.backend)
-    if search is not None and getattr(cls, "uses_search", False):
+    if search is not None and cls.uses_search:
         return cls(config, search=search)  # type: ignore[call-arg]
     return cls(config)

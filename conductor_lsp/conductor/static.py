@@ -90,6 +90,7 @@ class StaticConductor:
     name = "static"
     local: ClassVar[bool] = False
     asks_model: ClassVar[bool] = False
+    uses_search: ClassVar[bool] = False
 
     def __init__(self, config: ConductorConfig | None = None) -> None:
         self.config = config or ConductorConfig(backend="static")

@@ -90,3 +90,8 @@ def discover(
 ) -> list[Found]:
     """Every model found: keyed providers first, then local servers' models."""
     return keyed(env) + asyncio.run(served(servers, timeout))
+
+
+def provider_url(provider: str) -> str:
+    """The endpoint a provider calls when no ``base_url`` is set."""
+    return PROVIDERS.get(provider).default_base_url

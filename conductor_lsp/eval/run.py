@@ -20,8 +20,7 @@ from typing import Any
 from ..config.schema import Config
 from ..configure.load import derive, layered
 from ..errors import ConductorError
-from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..runtime.session import Session
+from ..jobs import FixRequest, Session, fix_repository
 from ..usage import total
 from .suite import SuiteTask, prepare
 
@@ -76,12 +75,10 @@ async def run_one(
         except ConductorError as e:
             return _failed(task, strategy, started, trace_dir, e)
         try:
-            loop = FixLoop(session, instruction=f"{task.instruction}\n\n{DEFAULT_INSTRUCTION}")
-            report = await loop.run()
+            async with session:
+                report = await fix_repository(session, FixRequest(task.instruction))
         except ConductorError as e:
             return _failed(task, strategy, started, trace_dir, e)
-        finally:
-            await session.aclose()
     workers = total(report.tallies)
     return TaskResult(
         strategy=strategy,

@@ -6,8 +6,9 @@ conductor, and the one write at the end.
 """
 
 from ..checkpoints.store import Checkpoint
+from ..context.rounds import DEFAULT_INSTRUCTION
 from .candidates import Candidate, Round, State, Verdict
-from .loop import DEFAULT_INSTRUCTION, FixLoop, FixReport
+from .loop import FixLoop, FixReport
 
 __all__ = [
     "DEFAULT_INSTRUCTION",

@@ -14,10 +14,10 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from ..context.files import is_test_path
+from ..context.window import definitions
 from ..edits.apply import Guard
-from ..runtime.window import definitions
 from ..testrun import TestRun
-from .context import is_test_path
 
 ALLOW = "set [fix] allow_test_edits = true to allow it"
 _PYTEST_SECTION = re.compile(r"^\[(tool\.pytest[^\]]*|pytest|tool:pytest)\]", re.M)

@@ -78,8 +78,4 @@ class LaneState:
 
 def lanes_for(session: Session, start: State) -> list[LaneState]:
     """The lanes a job runs, each from ``start``."""
-    static_alone = session.conductor.name == "static" and session.policy is None
-    if static_alone:
-        return [LaneState(Lane.FLOOR, start)]
-    mine = LaneState(Lane.CONDUCTOR if session.conductor.asks_model else Lane.PLAN, start)
-    return [LaneState(Lane.FLOOR, start), mine] if session.config.fix.floor else [mine]
+    return [LaneState(lane, start) for lane in session.planner.lanes(session.config.fix.floor)]

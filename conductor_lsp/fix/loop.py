@@ -17,6 +17,9 @@ from collections.abc import Callable
 from ..checkpoints import store as cp
 from ..checkpoints.store import Checkpoint
 from ..config.schema import Config
+from ..context.files import named_files
+from ..context.repo_map import RepoMap, repo_map
+from ..context.rounds import DEFAULT_INSTRUCTION
 from ..errors import BudgetExceeded, ConfigError
 from ..plan import Lane
 from ..runtime.budget import Meter
@@ -25,21 +28,14 @@ from ..runtime.pulse import heartbeat
 from ..runtime.session import Session
 from ..testrun import TestRun, run_tests
 from .candidates import Round, State, best_of
-from .context import named_files
 from .finish import Finisher
 from .lanes import LaneState, lanes_for
-from .repo_map import RepoMap, repo_map
 from .report import FixReport
 from .review import Reviewer
 from .round import RoundRunner
 from .sandbox import Workbench
 from .stops import FixOutcome, GaveUp, Green, Stop, Stuck
 from .verify import Verifier
-
-DEFAULT_INSTRUCTION = (
-    "Make the failing tests pass by fixing the code under test. "
-    "Do not weaken, skip or delete tests."
-)
 
 
 class FixLoop:
@@ -171,7 +167,7 @@ class FixLoop:
             self._bill(report, rnd)
             self._keep_best(rnd)
             best = self.best.run.state() if self.best is not None else "?"
-            self.note(k, f"round over: best so far {best}; {spent(report, so_far=True)}")
+            self.note(k, f"round over: best so far {best}; {report.spent(so_far=True)}")
             out_of = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
             if out_of:
                 raise BudgetExceeded(out_of)
@@ -232,12 +228,6 @@ class FixLoop:
 
 
 __all__ = ["DEFAULT_INSTRUCTION", "FixLoop", "FixReport"]
-
-
-def spent(report: FixReport, *, so_far: bool = False) -> str:
-    """``$0.0040 so far; big alone ~$0.0110``: the bill beside static's."""
-    alone = f"; {report.strongest} alone ~${report.alone:.4f}" if report.strongest else ""
-    return f"${report.cost:.4f}{' so far' if so_far else ''}{alone}"
 
 
 def _progressed(rnd: Round) -> bool:

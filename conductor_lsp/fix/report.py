@@ -55,6 +55,11 @@ class FixReport:
         ("1 failing -> passed")."""
         return f"{self.start.state()} -> {self.end.state()}"
 
+    def spent(self, *, so_far: bool = False) -> str:
+        """``$0.0040 so far; big alone ~$0.0110``: the bill beside static's."""
+        alone = f"; {self.strongest} alone ~${self.alone:.4f}" if self.strongest else ""
+        return f"${self.cost:.4f}{' so far' if so_far else ''}{alone}"
+
     @property
     def cost(self) -> float:
         return sum(t.cost for t in self.tallies.values()) + self.conductor.cost

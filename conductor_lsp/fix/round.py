@@ -16,12 +16,12 @@ import dataclasses
 from collections.abc import Sequence
 
 from ..conductor.static import static_plan
+from ..context.rounds import round_task
 from ..plan import Lane, Plan, Step
 from ..policy import Option, Policy, Turn, chance_any, estimate, waves
 from ..protocols import WorkerInfo
 from ..task import Task
 from .candidates import Round
-from .context import context_files
 from .lanes import LaneState
 from .stops import Cancelled
 from .wave import Offer, Shared, WaveRunner
@@ -54,14 +54,13 @@ class RoundRunner(Shared):
         infos = session.infos(task, self.meter)
         price = _Pricer(infos, task, session.policy)
         if lane.floor:
-            alone = session.conductor.name == "static" and session.policy is None
             plan = (
                 await session.plan(task, self.meter, infos)
-                if alone
+                if session.planner.floor_alone
                 else static_plan(infos, cfg.conductor.max_steps, task)
             )
             return Offer(lane, task, plan, [price(lane.lane, plan.steps[0])])
-        if session.conductor.asks_model:
+        if session.planner.asks_model:
             top = max(
                 (price(lane.lane, Step(w.name, "x")).price for w in _models(infos)), default=0
             )
@@ -84,25 +83,21 @@ class RoundRunner(Shared):
         base = lane.base
         box = await bench.open(base.files, f"r{rnd.index}-{lane.lane or 'plan'}-context")
         try:
-            files = await asyncio.to_thread(
-                context_files, box.path, base.run, cfg.edits.all_deny(), lane.named
+            task = await asyncio.to_thread(
+                round_task,
+                self.instruction,
+                box.path,
+                base.run,
+                cfg.edits.all_deny(),
+                named=lane.named,
+                repo=self.repo,
+                map_chars=cfg.fix.repo_map_chars,
+                previous=lane.history,
             )
         finally:
             await bench.discard(box)
-        shown = [f.path for f in files]
-        rnd.shown[lane.lane] = shown
-        outline = ""
-        if self.repo is not None:
-            about = "the tests and the files shown"
-            chars = cfg.fix.repo_map_chars
-            outline = await asyncio.to_thread(self.repo.render, shown, chars, about)
-        return Task(
-            self.instruction,
-            tuple(files),
-            test_failures=base.run.summary(),
-            repo_map=outline,
-            previous=lane.history,
-        )
+        rnd.shown[lane.lane] = [f.path for f in task.files]
+        return task
 
     def _gives_up(self, offer: Offer, k: int, progress: bool) -> bool:
         """Whether the fitted stop rule stops this lane before its round k (never round 1,

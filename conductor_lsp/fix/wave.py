@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..context.repo_map import RepoMap
 from ..episodes.records import OutcomeRecord
 from ..plan import Lane, Plan, Step
 from ..policy import Option
@@ -24,7 +25,6 @@ from ..task import Task
 from ..usage import Tally
 from .candidates import Attempt, Candidate, Round, State
 from .lanes import LaneState
-from .repo_map import RepoMap
 from .report import FixReport
 from .verify import Verifier
 

@@ -19,11 +19,11 @@ from typing import Any
 from ..conductor.output import parse_for_workers
 from ..config.schema import Config
 from ..configure.load import derive
+from ..context import fix_instruction, repo_map, round_task
 from ..edits.workspace import apply_output_to_disk
 from ..episodes.records import Episode, OutcomeRecord
 from ..errors import ConductorError, PlanError
 from ..eval.suite import SuiteTask, prepare
-from ..fix.context import context_files
 from ..fix.guard import test_guard
 from ..protocols import WorkerInfo
 from ..runtime.budget import Meter
@@ -56,10 +56,10 @@ class Rollout:
 @dataclass
 class Start:
     """A task's starting point, the same for every rollout: its first test run and the
-    files the fix loop would show."""
+    task the fix loop's first round shows (``context.round_task``, as in use)."""
 
     run: TestRun
-    files: tuple[Any, ...]
+    view: Task
 
 
 @dataclass
@@ -92,19 +92,19 @@ class Rollouts:
             return session.pool.infos()
 
     async def start(self, task: SuiteTask) -> Start:
-        """The task's first test run and context, computed once."""
+        """The task's first test run and view, computed once."""
         if task.name not in self._starts:
             with tempfile.TemporaryDirectory(prefix="conductor-start-") as tmp:
                 repo = prepare(task, Path(tmp))
+                config = derive(self.base, {"test": {"command": task.test_command()}}, root=repo)
                 run = await run_tests(task.test_command(), repo, 120)
-                files = await asyncio.to_thread(context_files, repo, run, [], [])
-            self._starts[task.name] = Start(run, tuple(files))
+                view = await asyncio.to_thread(_first_round, task, repo, run, config)
+            self._starts[task.name] = Start(run, view)
         return self._starts[task.name]
 
     async def task_view(self, task: SuiteTask) -> Task:
         """The task as the fix loop's first round shows it."""
-        start = await self.start(task)
-        return Task(task.instruction, start.files, test_failures=start.run.summary())
+        return (await self.start(task)).view
 
     async def run(self, task: SuiteTask, pool: Pool, plan_text: str) -> Rollout:
         """Score one plan for one task and pool (never raises for a bad plan)."""
@@ -125,7 +125,7 @@ class Rollouts:
             plan = parse_for_workers(plan_text, infos, max_steps=self.max_steps, source="train")
         except PlanError as e:
             return Rollout(-self.weights.format_penalty, False, error=str(e))
-        view = Task(task.instruction, start.files, test_failures=start.run.summary())
+        view = start.view
         job = await session.run(view, plan=plan, meter=Meter(session.config.budget))
         after = None
         for i, answer in enumerate(job.answers()):  # every leaf is a candidate, as in fix
@@ -171,3 +171,17 @@ class Rollouts:
                     return Rollout(0.0, True, error=str(e))
 
         return list(await asyncio.gather(*(one(*item) for item in items)))
+
+
+def _first_round(task: SuiteTask, repo: Path, run: TestRun, config: Config) -> Task:
+    """What ``eval`` and the fix loop show in a task's first round, built by the same
+    function: the instruction with the standing rule, the deny list, the outline."""
+    deny = config.edits.all_deny()
+    return round_task(
+        fix_instruction(task.instruction),
+        repo,
+        run,
+        deny,
+        repo=repo_map(repo, deny),
+        map_chars=config.fix.repo_map_chars,
+    )

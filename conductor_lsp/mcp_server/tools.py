@@ -9,15 +9,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..checkpoints.undo import undo
-from ..configure import job_layer, load_config, workspace_episodes
+from ..configure import job_layer, load_config
 from ..errors import ConductorError, UnsafePath
-from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..fix.repo_map import with_outline
-from ..fix.report import FixReport
-from ..runtime.events import Event, describe_event
-from ..runtime.session import Session
-from ..task import Task, file_context
+from ..jobs import (
+    Event,
+    FixReport,
+    FixRequest,
+    Hooks,
+    Session,
+    TaskRequest,
+    describe_event,
+    fix_repository,
+    plan_task,
+    undo,
+)
 
 #: Progress as the door reports it: (how many events so far, the event's line).
 Report = Callable[[int, str], Coroutine[Any, Any, None]]
@@ -61,7 +66,6 @@ class Door:
         config = load_config(repo, None, job_layer(test, max_iterations, budget_usd))
         if not config.test.command:
             raise ConductorError("no test command: pass test, or set [test] command")
-        session = Session(config)
         lines: list[str] = []
         sent: list[asyncio.Task[None]] = []
 
@@ -70,12 +74,11 @@ class Door:
             sent.append(asyncio.get_running_loop().create_task(report(len(lines), lines[-1])))
 
         try:
-            loop = FixLoop(
-                session, instruction=instruction or DEFAULT_INSTRUCTION, on_event=on_event
-            )
-            result = await loop.run()
+            async with Session(config) as session:
+                result = await fix_repository(
+                    session, FixRequest(instruction), Hooks(on_event=on_event)
+                )
         finally:
-            await session.aclose()
             await asyncio.gather(*sent, return_exceptions=True)
         self.last[repo] = result
         return fix_summary(result)
@@ -85,20 +88,14 @@ class Door:
     ) -> dict[str, Any]:
         """The conductor's plan for ``task`` (nothing runs)."""
         repo = self.inside(path)
-        config = load_config(repo)
-        deny = config.edits.all_deny()
-        ctx = tuple(file_context(repo, f, deny) for f in files or [])
-        job = with_outline(Task(task, files=ctx), repo, deny, config.fix.repo_map_chars)
-        session = Session(config)
-        try:
-            return (await session.plan(job)).to_json()
-        finally:
-            await session.aclose()
+        request = TaskRequest(task, files=tuple(files or ()))
+        async with Session(load_config(repo)) as session:
+            return (await plan_task(session, request)).to_json()
 
     async def undo(self, path: str = "", ref: str = "") -> dict[str, Any]:
         """Bring back the state before the last job (or checkpoint ``ref``)."""
         repo = self.inside(path)
-        done = undo(repo, ref or None, episodes=workspace_episodes(repo))
+        done = undo(repo, ref or None)
         return {
             "restored": done.restored.ref,
             "label": done.restored.label,

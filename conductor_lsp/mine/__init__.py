@@ -4,7 +4,8 @@ failed before and pass after, the fix kept as the known answer and never shown),
 in the suite format ``eval`` reads. The workspace and its git state are never touched:
 every commit is checked in a sandbox of its own, outside the workspace."""
 
-from .history import Candidate, candidates, is_test_path
+from ..context.files import is_test_path
+from .history import Candidate, candidates
 from .run import Checker, MineReport, mine
 from .sandbox import Bundle, Checked, gather, judge
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ..checkpoints.git import run_git
+from ..context.files import is_test_path
 
 GIT_SECONDS = 60
 
@@ -21,17 +22,6 @@ def git_bytes(root: Path, *args: str) -> bytes:
 def git(root: Path, *args: str) -> str:
     """A read-only git command in ``root``; its stdout as text."""
     return git_bytes(root, *args).decode("utf-8", "replace")
-
-
-def is_test_path(path: str) -> bool:
-    """Test files as pytest finds them: ``test_*.py``, ``*_test.py``, ``conftest.py``, or
-    any Python file under a ``tests``/``test`` folder."""
-    p = PurePosixPath(path)
-    if p.suffix != ".py":
-        return False
-    if p.name.startswith("test_") or p.name.endswith("_test.py") or p.name == "conftest.py":
-        return True
-    return any(part in ("tests", "test") for part in p.parts[:-1])
 
 
 @dataclass(frozen=True)
@@ -91,7 +81,7 @@ def candidates(
             yield _skip(base, "a merge")
             continue
         rows = _changed(root, parent[0], commit)
-        tests = tuple(p for s, p in rows if is_test_path(p))
+        tests = tuple(p for s, p in rows if p.endswith(".py") and is_test_path(p))
         code = tuple(p for s, p in rows if p.endswith(".py") and not is_test_path(p))
         if not tests:
             yield _skip(base, "no test changed")

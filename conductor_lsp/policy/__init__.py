@@ -6,9 +6,10 @@ judged candidates; ``plans`` turns predictions into a round's plan; ``order`` de
 which of a round's candidates run first (likeliest per dollar); ``stop`` says when a lane
 gives up; ``features`` is what it reads of a task and a worker; ``reading`` gives it a
 conductor model's hidden state of a brief; ``online`` updates it after every fix job;
-``offline`` fits one (and its stop rule) from recorded runs. The entries other layers
-use are the names below: the session plans with ``round_plan``/``figures``/``steer`` and
-learns with ``learn_online``, the fix loop orders with ``estimate``/``waves``,
+``offline`` fits one (and its stop rule) from recorded runs. ``planner`` is who plans what: the
+conductor backend and the policy behind one ``Planner``, chosen once per session. The
+entries other layers use are the names below: the session plans and learns through its
+``Planner``, the fix loop orders with ``estimate``/``waves``,
 ``train --policy`` calls ``train_policy``, ``episodes --summary`` scores predictions
 with ``examples_from``.
 """
@@ -18,6 +19,7 @@ from .fit import Example, examples_from, fit, scores, stamp
 from .offline import FEATURES, eval_episodes, train_policy
 from .online import learn_online
 from .order import PREFER, Option, chance_any, estimate, waves
+from .planner import Planner, embedder, make_plan
 from .plans import figures, round_plan, steer
 from .predict import Policy
 from .reading import read_briefs, read_with
@@ -30,16 +32,19 @@ __all__ = [
     "Example",
     "Hidden",
     "Option",
+    "Planner",
     "Policy",
     "StopRule",
     "Turn",
     "chance_any",
+    "embedder",
     "estimate",
     "eval_episodes",
     "examples_from",
     "figures",
     "fit",
     "learn_online",
+    "make_plan",
     "read_briefs",
     "read_with",
     "round_plan",

@@ -1,5 +1,6 @@
 """Running jobs: a session (conductor + pool), the engine, budgets, events and traces."""
 
+from ..policy.planner import make_plan
 from .budget import Meter
 from .engine import Engine
 from .events import (
@@ -13,7 +14,7 @@ from .events import (
     StepStarted,
 )
 from .results import JobResult, StepResult
-from .session import Session, make_plan
+from .session import Session
 
 __all__ = [
     "CandidateJudged",

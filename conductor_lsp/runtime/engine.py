@@ -14,6 +14,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
+from ..context.window import fit_task, window_chars
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
 from ..protocols import WorkerRequest, WorkerResponse
@@ -26,7 +27,6 @@ from .pulse import step_ticks
 from .requests import build_request, repeats
 from .results import JobOutcome, JobResult, StepResult
 from .trace import Trace
-from .window import fit_task, window_chars
 
 
 def plan_record(plan: Plan) -> dict[str, object]:

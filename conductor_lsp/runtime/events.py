@@ -82,6 +82,13 @@ class Quiet:
     last: str
 
 
+@dataclass(frozen=True)
+class ModelNote:
+    """An in-process model starts or ends loading (the first job waits on it)."""
+
+    line: str
+
+
 Event = (
     PlanReady
     | StepStarted
@@ -91,6 +98,7 @@ Event = (
     | LoopNote
     | CandidateJudged
     | Quiet
+    | ModelNote
 )
 EventSink = Callable[[Event], None]
 
@@ -131,6 +139,8 @@ def describe_event(event: Event) -> str:
         )
     if isinstance(event, LoopNote):
         return f"[{event.iteration}] {event.message}"
+    if isinstance(event, ModelNote):
+        return event.line
     if isinstance(event, CandidateJudged):
         return f"[{event.round}] candidate {event.label}: {event.verdict}"
     if isinstance(event, PlanDone):

@@ -6,7 +6,9 @@ from typing import Any
 
 from lsprotocol import types
 
-FIX = "conductor.fix"
+EDIT = "conductor.edit"
+#: ``conductor.edit``'s name until 0.x: answered for one more release (docs/changelog.md).
+OLD_EDIT = "conductor.fix"
 REWRITE = "conductor.rewrite"
 FIX_TESTS = "conductor.fixTests"
 CANCEL = "conductor.cancel"
@@ -16,7 +18,8 @@ REVIEW_DONE = "conductor.reviewDone"
 SHOW_CANDIDATES = "conductor.showCandidates"
 APPLY_CANDIDATE = "conductor.applyCandidate"
 COMMANDS = (
-    FIX,
+    EDIT,
+    OLD_EDIT,
     REWRITE,
     FIX_TESTS,
     CANCEL,
@@ -72,7 +75,7 @@ def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
             }
             args = {"uri": uri, "range": _range_json(d.range), "diagnostics": [problem]}
             title = "Conductor: fix this problem"
-            out.append(_action(title, types.CodeActionKind.QuickFix, FIX, args, [d]))
+            out.append(_action(title, types.CodeActionKind.QuickFix, EDIT, args, [d]))
     r = params.range
     if (r.start.line, r.start.character) != (r.end.line, r.end.character) and _wanted(
         only, types.CodeActionKind.RefactorRewrite

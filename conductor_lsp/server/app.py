@@ -23,7 +23,7 @@ from pygls.protocol import default_converter
 
 from ..config.schema import Config
 from ..errors import ConductorError
-from ..runtime.session import Session
+from ..jobs import Session
 from ..storage.state import state_dir
 from ..version import __version__
 from . import arguments

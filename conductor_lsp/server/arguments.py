@@ -2,7 +2,7 @@
 
 A hook per class keeps the messages for bad arguments as clear as hand-written
 checks ("uri (a string) is required"), where cattrs alone would say "While
-structuring FixArgs (1 sub-exception)". Plain types are checked strictly: cattrs
+structuring EditArgs (1 sub-exception)". Plain types are checked strictly: cattrs
 would quietly turn ``5`` into ``"5"``.
 """
 
@@ -32,8 +32,8 @@ class DiagnosticArg:
 
 
 @attrs.define
-class FixArgs:
-    """conductor.fix: a document, the problem's range and diagnostics."""
+class EditArgs:
+    """conductor.edit (once conductor.fix): a document, the problem's range and diagnostics."""
 
     uri: str
     range: types.Range | None = None
@@ -86,7 +86,7 @@ class CandidateArgs:
 
 ARGUMENT_CLASSES = (
     DiagnosticArg,
-    FixArgs,
+    EditArgs,
     RewriteArgs,
     FixTestsArgs,
     JobArgs,

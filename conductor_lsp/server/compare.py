@@ -10,7 +10,8 @@ from typing import Any
 from lsprotocol import types
 
 from ..errors import ConductorError
-from ..fix.pick import pick, show
+from ..jobs import apply_candidate as write_candidate
+from ..jobs import list_candidates
 from .app import ConductorServer
 from .arguments import CandidateArgs, JobArgs, camel
 from .editor_edits import open_documents
@@ -31,7 +32,7 @@ async def show_candidates(ls: ConductorServer, args: JobArgs | None = None) -> d
     if job is None or job.fix_report is None:
         ls.show("Conductor: no finished fix job with candidates yet")
         return {"jobId": None, "candidates": []}
-    shown = await asyncio.to_thread(show, ls.current_config()[0].root, job.fix_report)
+    shown = await list_candidates(ls.current_config()[0].root, job.fix_report)
     return {
         "jobId": job.id,
         "candidates": [{camel(k): v for k, v in dataclasses.asdict(s).items()} for s in shown],
@@ -64,18 +65,13 @@ async def _apply_job(ls: ConductorServer, job: ServerJob, target: ServerJob, ind
     before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
     dirty = set(dirty_buffers(ls, root))
     try:
-        picked = await asyncio.to_thread(
-            pick, root, report, index, config.edits.all_deny(), lambda rel: rel in dirty
-        )
+        session = await asyncio.to_thread(ls.session)
+        picked = await write_candidate(session, report, index, lambda rel: rel in dirty)
     except ConductorError as e:
         finish(ls, job, "failed", str(e), error=True)
         return
     await sync_buffers(ls, before, job.title)
     job.checkpoint_ref = picked.start.ref
-    # The job's own choice was not what the user wanted: its episode learns so.
-    ls.session().episodes.review(
-        report.checkpoint.ref, [f"the user applied {picked.candidate.label} instead"]
-    )
     finish(
         ls,
         job,

@@ -13,11 +13,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..errors import ConductorError
+from ..jobs import EditKind
 from . import actions
 from .app import ConductorServer
-from .arguments import FixArgs, FixTestsArgs, JobArgs, ReviewArgs, RewriteArgs
+from .arguments import EditArgs, FixTestsArgs, JobArgs, ReviewArgs, RewriteArgs
 from .compare import apply_candidate, show_candidates
-from .job_bodies import edit_job, fix_tests_job, undo_job
+from .job_bodies import edit_job, edit_request, fix_tests_job, undo_job
 from .job_table import WHOLE_WORKSPACE, ServerJob
 
 
@@ -65,29 +66,31 @@ def _document(ls: ConductorServer, uri: str) -> Path:
 
 def _start_edit(
     ls: ConductorServer,
-    kind: str,
+    kind: EditKind,
     title: str,
     uri: str,
     rng: types.Range | None,
     instruction: str,
     diagnostics: list[str],
 ) -> dict[str, Any]:
-    """conductor.fix and conductor.rewrite: one path, one job over one document."""
+    """conductor.edit and conductor.rewrite: one path, one job over one document."""
     path = _document(ls, uri)
+    request = edit_request(ls, kind, uri, rng, instruction, diagnostics)
+    job_kind = "edit" if kind == "problem" else kind
     return ls.start(
-        kind,
-        f"{title} {path.name}",
-        frozenset({path}),
-        lambda job: edit_job(ls, job, uri, rng, instruction, diagnostics),
+        job_kind, f"{title} {path.name}", frozenset({path}), lambda job: edit_job(ls, job, request)
     )
 
 
-def fix(ls: ConductorServer, args: FixArgs | None = None) -> dict[str, Any]:
+def edit(ls: ConductorServer, args: EditArgs | None = None) -> dict[str, Any]:
+    """conductor.edit: fix the problems at a range of one buffer, with one plan (no tests;
+    ``conductor.fixTests`` is the fix loop). Also answers the old name ``conductor.fix``."""
     if args is None:
         raise JsonRpcInvalidParams("uri (a string) is required")
     diags = [f"line {d.line + 1}: {d.message}" for d in args.diagnostics]
-    instruction = args.instruction or "Fix this problem: " + "; ".join(diags or ["(see file)"])
-    return _start_edit(ls, "fix", "Conductor: fix", args.uri, args.range, instruction, diags)
+    return _start_edit(
+        ls, "problem", "Conductor: edit", args.uri, args.range, args.instruction, diags
+    )
 
 
 def rewrite(ls: ConductorServer, args: RewriteArgs | None = None) -> dict[str, Any]:
@@ -108,7 +111,7 @@ def fix_tests(ls: ConductorServer, args: FixTestsArgs | None = None) -> dict[str
     )
 
 
-UNDOABLE = ("fix", "rewrite", "fixTests", "applyCandidate")
+UNDOABLE = ("edit", "rewrite", "fixTests", "applyCandidate")
 
 
 def review_done(ls: ConductorServer, args: ReviewArgs | None = None) -> dict[str, Any]:
@@ -182,7 +185,8 @@ FEATURES: list[tuple[str, Any, Any]] = [
     (types.WINDOW_WORK_DONE_PROGRESS_CANCEL, progress_cancel, None),
 ]
 COMMANDS: list[tuple[str, Any]] = [
-    (actions.FIX, fix),
+    (actions.EDIT, edit),
+    (actions.OLD_EDIT, edit),
     (actions.REWRITE, rewrite),
     (actions.FIX_TESTS, fix_tests),
     (actions.CANCEL, cancel),

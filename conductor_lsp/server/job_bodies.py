@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import re
+import contextlib
 import uuid
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from lsprotocol import types
 
-from ..checkpoints.undo import undo
 from ..edits.workspace import read_text
-from ..episodes.records import OutcomeRecord
 from ..errors import ConductorError, EditError
-from ..fix.loop import DEFAULT_INSTRUCTION, FixLoop
-from ..fix.repo_map import with_outline
-from ..fix.report import FixReport
-from ..fix.review import fix_until_kept
-from ..runtime.results import JobOutcome
-from ..task import FileContext, Task, file_context
+from ..jobs import (
+    Applied,
+    EditKind,
+    EditRequest,
+    FixReport,
+    FixRequest,
+    Hooks,
+    JobOutcome,
+    edit_buffer,
+    fix_repository,
+    undo,
+)
 from ..testrun import TestRun
 from .app import ConductorServer
 from .editor_edits import apply_in_editor, open_documents, replace_buffers
@@ -27,69 +32,71 @@ from .markdown import job_report
 from .positions import offset_at
 from .review import editor_reviewer
 
-_COMMENT = re.compile(r"^\s*(#|//|--|/\*|\*)\s?(.*?)\s*(\*/)?$")
 
-
-def instruction_from_selection(text: str) -> str:
-    """The comment lines at the top of a selection, read as the instruction."""
-    lines = []
-    for line in text.splitlines():
-        m = _COMMENT.match(line)
-        if not m:
-            break
-        if m.group(2):
-            lines.append(m.group(2))
-    return " ".join(lines)
-
-
-async def edit_job(
+def edit_request(
     ls: ConductorServer,
-    job: ServerJob,
+    kind: EditKind,
     uri: str,
     rng: types.Range | None,
     instruction: str,
     diagnostics: list[str],
-) -> None:
-    """conductor.fix and conductor.rewrite: one plan, edits through the editor."""
+) -> EditRequest:
+    """The buffer as the editor holds it, the range's lines and the selected text."""
+    doc = ls.workspace.get_text_document(uri)
+    lines, selected = None, ""
+    if rng is not None:
+        enc = str(ls.workspace.position_encoding or "utf-16")
+        a, b = offset_at(doc.source, rng.start, enc), offset_at(doc.source, rng.end, enc)
+        lines, selected = (rng.start.line + 1, rng.end.line + 1), doc.source[a:b]
+    return EditRequest(
+        kind,
+        Path(doc.path),
+        doc.source,
+        instruction,
+        lines=lines,
+        selected=selected,
+        diagnostics=tuple(diagnostics),
+        episode_job=f"editor-{uuid.uuid4().hex[:12]}",
+    )
+
+
+async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) -> None:
+    """conductor.edit and conductor.rewrite: one plan, edits through the editor."""
     job.progress = await Progress.create(ls, job.id)
     job.progress.begin(job.title, "planning")
     config, settings = ls.current_config()
     session = await asyncio.to_thread(ls.session)  # key commands may take a while
+    job.episode_job = request.episode_job
+
+    async def apply(output: str, targets: Sequence[str]) -> Applied:
+        if job.progress is not None:
+            job.progress.report("applying edits", 97)
+        applied = await apply_in_editor(
+            ls,
+            config.root,
+            output,
+            config.edits,
+            label=job.title,
+            preview=settings.preview,
+            blocked=lambda p: ls.jobs.holder(p, job),
+            targets=targets,
+        )
+        job.undo = applied.undo
+        return Applied(applied.paths, applied.errors)
+
     try:
-        task = editor_task(ls, job.kind, uri, rng, instruction, diagnostics)
+        report = await edit_buffer(session, request, apply, Hooks(on_event=job.on_event))
     except EditError as e:
         finish(ls, job, "refused", str(e), error=True)
         return
-    deny, chars = config.edits.all_deny(), config.fix.repo_map_chars
-    task = await asyncio.to_thread(with_outline, task, config.root, deny, chars)
-    job.episode_job = f"editor-{uuid.uuid4().hex[:12]}"
-    result = await session.run(
-        task, on_event=job.on_event, engine_ref=job.engines, job=job.episode_job
-    )
-    job.result = result
-    if result.outcome is not JobOutcome.DONE:
+    result = job.result = report.result
+    applied = report.applied
+    if applied is None:
         job.report = job_report(job.title, result, [], "")
         failed = result.outcome is JobOutcome.FAILED
         finish(ls, job, result.outcome, f"{result.outcome} ({result.reason})", error=failed)
         return
-    job.progress.report("applying edits", 97)
-    applied = await apply_in_editor(
-        ls,
-        config.root,
-        result.output,
-        config.edits,
-        label=job.title,
-        preview=settings.preview,
-        blocked=lambda p: ls.jobs.holder(p, job),
-        targets=task.editable(),
-    )
-    job.undo = applied.undo
     job.report = job_report(job.title, result, applied.paths, applied.errors)
-    session.episodes.outcome(
-        OutcomeRecord.of_runs(
-            None, None, applied=applied.paths, refused=applied.errors, id=result.episode
-        )
-    )
     if applied.errors:
         first = applied.errors.splitlines()[0]
         why = f"no edit applied: {first}" if not applied.paths else applied.errors.strip()
@@ -97,40 +104,6 @@ async def edit_job(
     else:
         spent = f"${result.cost:.4f}, {result.seconds:.1f}s"
         finish(ls, job, "done", f"edited {', '.join(applied.paths)} ({spent})")
-
-
-def editor_task(
-    ls: ConductorServer,
-    kind: str,
-    uri: str,
-    rng: types.Range | None,
-    instruction: str,
-    diagnostics: list[str],
-) -> Task:
-    """The task of an editor job on one buffer: its text as the editor has it, the
-    selection, and for a rewrite the instruction from the selection's first comments;
-    ``EditError`` for a file outside the workspace or on the deny list."""
-    config, _ = ls.current_config()
-    doc = ls.workspace.get_text_document(uri)
-    context = file_context(config.root, doc.path, config.edits.all_deny(), text=doc.source)
-    text = doc.source
-    selection = None
-    if rng is not None:
-        enc = str(ls.workspace.position_encoding or "utf-16")
-        a, b = offset_at(text, rng.start, enc), offset_at(text, rng.end, enc)
-        selection = (rng.start.line + 1, rng.end.line + 1)
-        if kind == "rewrite":
-            chosen = text[a:b]
-            instruction = (
-                instruction
-                or instruction_from_selection(chosen)
-                or "Implement or rewrite the selected code."
-            )
-            instruction += (
-                f"\n\nThe selection (lines {selection[0]}-{selection[1]}):\n```\n{chosen}\n```"
-            )
-    files = (FileContext(context.path, text, selection),)
-    return Task(instruction, files=files, diagnostics=tuple(diagnostics))
 
 
 def dirty_buffers(ls: ConductorServer, root: Path) -> list[str]:
@@ -163,33 +136,10 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         finish(ls, job, "refused", why, error=True)
         return
     job.progress.begin(job.title, "running the tests")
-    reviewer = editor_reviewer(ls, root, f"{job.title}: review") if settings.preview else None
-
-    async def once(instruction: str) -> FixReport:
-        before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
-        loop = FixLoop(
-            await asyncio.to_thread(ls.session),
-            instruction=instruction,
-            on_event=job.on_event,
-            on_tests=lambda run: publish_test_diagnostics(ls, root, run),
-            busy=lambda rel: rel in dirty_buffers(ls, root),
-            review=reviewer,
-        )
-        try:
-            report = await loop.run()
-        finally:
-            await sync_buffers(ls, before, job.title)
-        job.checkpoint_ref = report.checkpoint.ref
-        job.fix_report = report
-        return report
-
-    async def again(report: FixReport) -> bool:
-        if report.again and job.progress is not None:
-            job.progress.report("trying again with your reasons")
-        return report.again
-
+    hooks = fix_hooks(ls, job, root, settings.preview)
     try:
-        report = await fix_until_kept(once, instruction or DEFAULT_INSTRUCTION, again)
+        session = await asyncio.to_thread(ls.session)
+        report = await fix_repository(session, FixRequest(instruction), hooks)
     except ConductorError as e:
         finish(ls, job, "failed", str(e), error=True)
         return
@@ -204,6 +154,39 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         f"{report.outcome}, tests {report.tests()}, {judged} candidates judged"
         + (f" ({report.reason})" if report.reason else ""),
         error=not report.end.passed,
+    )
+
+
+def fix_hooks(ls: ConductorServer, job: ServerJob, root: Path, preview: bool) -> Hooks:
+    """The editor's side of a fix: progress, a review when ``preview``, unsaved buffers
+    as busy files, test diagnostics, and buffers refreshed after each attempt."""
+    reviewer = editor_reviewer(ls, root, f"{job.title}: review") if preview else None
+
+    @contextlib.asynccontextmanager
+    async def attempt() -> AsyncIterator[None]:
+        before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
+        try:
+            yield
+        finally:
+            await sync_buffers(ls, before, job.title)
+
+    def ended(report: FixReport) -> None:
+        job.checkpoint_ref = report.checkpoint.ref
+        job.fix_report = report
+
+    async def again(report: FixReport) -> bool:
+        if report.again and job.progress is not None:
+            job.progress.report("trying again with your reasons")
+        return report.again
+
+    return Hooks(
+        on_event=job.on_event,
+        review=reviewer,
+        busy=lambda rel: rel in dirty_buffers(ls, root),
+        on_tests=lambda run: publish_test_diagnostics(ls, root, run),
+        again=again,
+        attempt=attempt,
+        on_report=ended,
     )
 
 

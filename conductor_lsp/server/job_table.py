@@ -18,21 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..fix.report import FixReport
-from ..runtime.engine import Engine
-from ..runtime.events import (
-    CandidateJudged,
+from ..jobs import (
     Event,
-    LoopNote,
+    FixReport,
+    JobResult,
     PlanDone,
     PlanReady,
-    Quiet,
     StepFinished,
     StepStarted,
     StepWorking,
     describe_event,
 )
-from ..runtime.results import JobResult
 from .arguments import ReviewArgs
 
 if TYPE_CHECKING:
@@ -98,7 +94,6 @@ class ServerJob:
     claims: frozenset[Path]
     progress: Progress | None = None
     task: asyncio.Task[None] | None = None
-    engines: list[Engine] = field(default_factory=list)
     result: JobResult | None = None
     outcome: str = "running"
     message: str = ""
@@ -114,44 +109,22 @@ class ServerJob:
     steps_done: int = 0
 
     def on_event(self, event: Event) -> None:
-        """Engine and loop events as progress reports (worker, role, tokens, cost)."""
+        """Engine and loop events as progress reports, in the words the terminal uses."""
+        if isinstance(event, PlanDone):
+            self.result = event.result
+            return
         if self.progress is None:
             return
+        percentage: int | None = None
         if isinstance(event, PlanReady):
             self.steps_total = len(event.plan.steps)
-            spent = event.plan.spent()
-            self.progress.report(
-                f"plan: {self.steps_total} steps ({event.plan.source})"
-                + (f"; {spent}" if spent else ""),
-                5,
-            )
-        elif isinstance(event, StepStarted):
-            self.progress.report(
-                f"step {event.index}: {event.step.worker} ({event.step.role})...", self._pct()
-            )
+            percentage = 5
         elif isinstance(event, StepFinished):
             self.steps_done += 1
-            state = event.error or event.skipped
-            msg = (
-                (
-                    f"step {event.index}: {event.step.worker} ({event.step.role}) "
-                    f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens, "
-                    f"${event.total_cost:.4f} so far"
-                )
-                if not state
-                else f"step {event.index}: {state}"
-            )
-            self.progress.report(msg, self._pct())
-        elif isinstance(event, LoopNote):
-            self.progress.report(f"[{event.iteration}] {event.message}")
-        elif isinstance(event, StepWorking):
-            self.progress.report(describe_event(event), self._pct())
-        elif isinstance(event, Quiet):
-            self.progress.report(describe_event(event))
-        elif isinstance(event, CandidateJudged):
-            self.progress.report(f"[{event.round}] candidate {event.label}: {event.verdict}")
-        elif isinstance(event, PlanDone):
-            self.result = event.result
+            percentage = self._pct()
+        elif isinstance(event, (StepStarted, StepWorking)):
+            percentage = self._pct()
+        self.progress.report(describe_event(event), percentage)
 
     def _pct(self) -> int:
         return min(95, 5 + int(90 * self.steps_done / max(1, self.steps_total)))
@@ -225,9 +198,7 @@ class JobManager:
         """Cancel one job (or all); returns the ids cancelled."""
         done = []
         for job in self.running():
-            if job_id is None or job.id == job_id:
-                for engine in job.engines:
-                    engine.cancel("cancelled by user")
+            if job_id is None or job.id == job_id:  # the engine stops with its task
                 if job.task is not None:
                     job.task.cancel()
                 done.append(job.id)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..jobs import JobResult
 from ..plan import access_text
-from ..runtime.results import JobResult
 
 
 def diagram(result: JobResult) -> str:

@@ -31,7 +31,7 @@ from pygls.exceptions import JsonRpcException
 from ..edits.hunks import Hunk, applied_hunks, apply_hunks
 from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
-from ..fix.review import Review, Reviewer
+from ..jobs import Review, Reviewer
 from .app import ConductorServer
 from .arguments import ReviewArgs
 from .editor_edits import current_text, edit_support, encoding, open_documents

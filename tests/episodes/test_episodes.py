@@ -134,7 +134,7 @@ async def test_an_editor_job_records_its_episode(tmp_path: Path, standin: StandI
     standin.push(Behaviour(text=WHOLE_FIX))
     async with session(root, "visual-studio-code") as (client, editor):
         uri = editor.open(root / "calc.py")
-        res = await run_command(client, "conductor.fix", {"uri": uri})
+        res = await run_command(client, "conductor.edit", {"uri": uri})
         end = await job_end(client, res["jobId"])
         assert "edited calc.py" in end.message
     (e,) = read_episodes(root / ".conductor" / "episodes.jsonl")

@@ -15,9 +15,9 @@ from helpers import WAIT
 from standin import Seen, StandIn
 
 from conductor_lsp import ConfigError, run_tests
+from conductor_lsp.context.files import context_files
 from conductor_lsp.edits.workspace import apply_output_to_disk
 from conductor_lsp.eval import load_suite, parse_strategies, prepare
-from conductor_lsp.fix.context import context_files
 
 SUITE = Path(__file__).resolve().parents[2] / "bench" / "tasks"
 TASKS = load_suite(SUITE)

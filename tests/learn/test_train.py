@@ -189,7 +189,7 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     assert plan.source == "transformers"  # type: ignore[attr-defined]
     # As a user configures it: the config names both, and doctor shows both.
     from conductor_lsp import load_config
-    from conductor_lsp.cli.doctor import report
+    from conductor_lsp.jobs.doctor import report
 
     (tmp_path / "conductor.toml").write_text(
         f'[conductor]\nbackend = "transformers"\nmodel = "{tiny_model_dir}"\n'

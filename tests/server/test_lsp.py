@@ -67,7 +67,7 @@ async def test_code_actions(lsp: tuple[LanguageClient, object], ws: Path) -> Non
         "Conductor: make the tests pass",
     }
     fix = titles["Conductor: fix this problem"]
-    assert fix.kind == types.CodeActionKind.QuickFix and fix.command.command == "conductor.fix"
+    assert fix.kind == types.CodeActionKind.QuickFix and fix.command.command == "conductor.edit"
     assert titles["Conductor: make the tests pass"].kind == types.CodeActionKind.SourceFixAll
     only = await code_actions(client, uri, rng(1, 4, 1, 4), [], only=["source.fixAll"])
     assert [a.title for a in only] == ["Conductor: make the tests pass"]
@@ -83,7 +83,7 @@ async def test_fix_job_edits_buffer_with_progress(
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
     res = await run_command(
         client,
-        "conductor.fix",
+        "conductor.edit",
         {
             "uri": uri,
             "range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 16}},
@@ -97,7 +97,7 @@ async def test_fix_job_edits_buffer_with_progress(
     assert (ws / "calc.py").read_text() == BUGGY  # through the editor, not behind its back
     reports = progress(client, res["jobId"])
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
-    assert reports[0].title == "Conductor: fix calc.py"
+    assert reports[0].title == "Conductor: edit calc.py"
     assert any(
         "coder (generation)" in (r.message or "") and "tokens" in (r.message or "")
         for r in reports
@@ -115,13 +115,27 @@ async def test_fix_job_edits_buffer_with_progress(
     )
 
 
+async def test_the_old_name_of_the_edit_command_still_works(
+    lsp: tuple[LanguageClient, object], ws: Path, standin: StandIn
+) -> None:
+    """``conductor.fix`` was the buffer edit's name; clients that still send it get the
+    same job for one release (docs/changelog.md)."""
+    client, editor = lsp
+    standin.push(Behaviour(text=GOOD))
+    uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
+    res = await run_command(client, "conductor.fix", {"uri": uri})
+    end = await job_end(client, res["jobId"])
+    assert "edited calc.py" in end.message
+    assert editor.text(uri) == BUGGY.replace("a - b", "a + b")  # type: ignore[attr-defined]
+
+
 async def test_cancel_leaves_buffer_untouched(
     lsp: tuple[LanguageClient, object], ws: Path, standin: StandIn
 ) -> None:
     client, editor = lsp
     standin.push(Behaviour("slow", delay=20, text=GOOD))
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
-    res = await run_command(client, "conductor.fix", {"uri": uri})
+    res = await run_command(client, "conductor.edit", {"uri": uri})
     await wait_for(lambda: standin.seen, what="the worker call")
     cancelled = await run_command(client, "conductor.cancel", {"jobId": res["jobId"]})
     assert cancelled["cancelled"] == [res["jobId"]]
@@ -137,7 +151,7 @@ async def test_cancel_from_progress_ui(
     client, editor = lsp
     standin.push(Behaviour("slow", delay=20, text=GOOD))
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
-    res = await run_command(client, "conductor.fix", {"uri": uri})
+    res = await run_command(client, "conductor.edit", {"uri": uri})
     await wait_for(lambda: standin.seen, what="the worker call")
     client.window_work_done_progress_cancel(
         types.WorkDoneProgressCancelParams(token=f"conductor-{res['jobId']}")
@@ -152,7 +166,7 @@ async def test_stale_document_is_rematched(
     client, editor = lsp
     standin.push(Behaviour("slow", delay=1.0, text=GOOD))
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
-    res = await run_command(client, "conductor.fix", {"uri": uri})
+    res = await run_command(client, "conductor.edit", {"uri": uri})
     await wait_for(lambda: standin.seen, what="the worker call")
     typed = "# the user typed this meanwhile\n" + BUGGY
     editor.type(uri, typed)  # type: ignore[attr-defined]
@@ -168,7 +182,7 @@ async def test_neovim_dropping_a_stale_edit_is_noticed(ws: Path, standin: StandI
         uri = editor.open(ws / "calc.py")
         # The user types between the server's send and the editor's apply.
         editor.before_apply = lambda: editor.type(uri, BUGGY + "# typed\n")
-        res = await run_command(client, "conductor.fix", {"uri": uri})
+        res = await run_command(client, "conductor.edit", {"uri": uri})
         end = await job_end(client, res["jobId"])
         assert "does not hold the edit" in end.message
         assert any("does not hold the edit" in m.message for m in client.messages)
@@ -180,7 +194,7 @@ async def test_two_jobs_never_edit_the_same_file(
     client, editor = lsp
     standin.push(Behaviour("slow", delay=20, text=GOOD))
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
-    first = await run_command(client, "conductor.fix", {"uri": uri})
+    first = await run_command(client, "conductor.edit", {"uri": uri})
     second = await run_command(
         client,
         "conductor.rewrite",
@@ -257,7 +271,7 @@ async def test_undo_of_an_editor_job(
     client, editor = lsp
     standin.push(Behaviour(text=GOOD))
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
-    res = await run_command(client, "conductor.fix", {"uri": uri})
+    res = await run_command(client, "conductor.edit", {"uri": uri})
     await job_end(client, res["jobId"])
     undo = await run_command(client, "conductor.undo", {})
     end = await job_end(client, undo["jobId"])
@@ -270,7 +284,7 @@ async def test_undo_while_the_job_runs_says_so_and_waits_for_nothing(
     client, editor = lsp
     standin.push(Behaviour("slow", delay=2.0, text=GOOD))
     uri = editor.open(ws / "calc.py")  # type: ignore[attr-defined]
-    res = await run_command(client, "conductor.fix", {"uri": uri})
+    res = await run_command(client, "conductor.edit", {"uri": uri})
     early = await run_command(client, "conductor.undo", {})
     assert early["started"] is False and "still running" in early["reason"]
     assert any("still running" in m.message for m in client.messages)
@@ -290,7 +304,7 @@ async def test_configuration_layers(ws: Path, standin: StandIn) -> None:
     ) as (client, editor):
         uri = editor.open(ws / "calc.py")
         standin.push(Behaviour(text=GOOD), Behaviour(text=GOOD))
-        res = await run_command(client, "conductor.fix", {"uri": uri})
+        res = await run_command(client, "conductor.edit", {"uri": uri})
         await job_end(client, res["jobId"])
         assert standin.seen[-1].body["model"] == "from-configuration"  # configuration beats init
         sent = editor.edits[-1]
@@ -304,7 +318,7 @@ async def test_configuration_layers(ws: Path, standin: StandIn) -> None:
         )
         editor.type(uri, BUGGY)
         await asyncio.sleep(0.2)
-        res = await run_command(client, "conductor.fix", {"uri": uri})
+        res = await run_command(client, "conductor.edit", {"uri": uri})
         await job_end(client, res["jobId"])
         assert standin.seen[-1].body["model"] == "from-change"
         # a bad setting is reported and the server keeps going
@@ -324,7 +338,7 @@ async def test_bare_client_without_optional_capabilities(ws: Path, standin: Stan
     async with session(ws, None) as (client, editor):
         standin.push(Behaviour(text=GOOD + "\nnew_mod.py\n```python\nX = 1\n```\n"))
         uri = editor.open(ws / "calc.py")
-        res = await run_command(client, "conductor.fix", {"uri": uri})
+        res = await run_command(client, "conductor.edit", {"uri": uri})
         await wait_for(
             lambda: any("edited" in m.message for m in client.log_messages),
             what="the job to log its end",
@@ -341,8 +355,8 @@ async def test_bad_command_arguments_get_errors_not_crashes(
 ) -> None:
     client, editor = lsp
     for command, arg, message in [
-        ("conductor.fix", "not an object", "expected an object"),
-        ("conductor.fix", {}, "uri (a string) is required"),
+        ("conductor.edit", "not an object", "expected an object"),
+        ("conductor.edit", {}, "uri (a string) is required"),
         (
             "conductor.rewrite",
             {"uri": (ws / "calc.py").as_uri(), "range": {"x": 1}},
@@ -402,7 +416,7 @@ async def test_cancel_request_stops_the_job_it_started(ws: Path, standin: StandI
         uri = editor.open(ws / "calc.py")
         fut = client.protocol.send_request(
             types.WORKSPACE_EXECUTE_COMMAND,
-            types.ExecuteCommandParams(command="conductor.fix", arguments=[{"uri": uri}]),
+            types.ExecuteCommandParams(command="conductor.edit", arguments=[{"uri": uri}]),
             msg_id="fix-request-1",
         )
         res = await asyncio.wrap_future(fut)
@@ -429,12 +443,12 @@ async def test_progress_shows_what_the_conductor_spent(ws: Path, standin: StandI
     standin.responder = lambda s: plan if s.body.get("model") == "planner" else GOOD
     async with session(ws, "visual-studio-code") as (client, editor):
         uri = editor.open(ws / "calc.py")
-        res = await run_command(client, "conductor.fix", {"uri": uri})
+        res = await run_command(client, "conductor.edit", {"uri": uri})
         end = await job_end(client, res["jobId"])
         assert "edited calc.py" in end.message
         messages = [r.message or "" for r in progress(client, res["jobId"])]
-        planned = next(m for m in messages if m.startswith("plan: 1 steps (openai)"))
+        planned = next(m for m in messages if m.startswith("plan ready: 1 steps (openai)"))
         assert re.search(r"conductor \d+\+\d+ tokens, \$0\.\d{4}", planned)
         # the step reports count the conductor's $ in the running total
-        done = next(m for m in messages if "coder (generation)" in m and "so far" in m)
-        assert float(done.split("$")[1].split()[0]) > 0
+        done = next(m for m in messages if "coder (generation)" in m and "(total $" in m)
+        assert float(done.split("(total $")[1].split(")")[0]) > 0

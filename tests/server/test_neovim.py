@@ -22,7 +22,7 @@ def test_code_action_fixes_the_buffer_with_progress(tmp_path: Path, standin: Sta
     kinds = [m["kind"] for m in result["messages"]]  # type: ignore[union-attr, index]
     assert kinds[0] == "begin" and "report" in kinds and kinds[-1] == "end"
     texts = " ".join(m["message"] for m in result["messages"])  # type: ignore[union-attr, index]
-    assert "Conductor: fix calc.py" in texts and "coder (generation)" in texts
+    assert "Conductor: edit calc.py" in texts and "coder (generation)" in texts
     assert "add() subtracts" in standin.seen[0].prompt()  # the diagnostic reached the worker
     assert (ws / "calc.py").read_text() == EDITOR_CALC  # the buffer changed, not the file behind it
 

@@ -281,7 +281,8 @@ def test_a_real_vs_code_fixes_undoes_and_rewrites(
     page.screenshot(path=str(shots / "after-fix.png"))
     joined = " | ".join(seen)
     assert "Conductor: make the tests pass" in joined, joined
-    assert re.search(r"step 0: coder \(generation\)", joined), joined  # the step, as it runs
+    # the step, as it runs
+    assert re.search(r"step 0 started: coder \(generation\)", joined), joined
     pytest_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     tests = subprocess.run(pytest_cmd, cwd=ws, capture_output=True, text=True, timeout=WAIT)
     assert tests.returncode == 0, tests.stdout

@@ -240,7 +240,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(status);
   const reg = (name: string, fn: () => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(name, fn));
-  reg("conductor.fixHere", () => exec("conductor.fix", here() ?? {}));
+  reg("conductor.fixHere", () => exec("conductor.edit", here() ?? {}));
   reg("conductor.rewriteSelection", async () => {
     const at = here();
     if (!at) return;

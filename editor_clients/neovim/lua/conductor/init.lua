@@ -86,7 +86,7 @@ function M.fix()
   for _, d in ipairs(vim.diagnostic.get(0, { lnum = lnum - 1 })) do
     table.insert(diags, { message = d.message, line = d.lnum, source = d.source or "" })
   end
-  exec("conductor.fix", { uri = vim.uri_from_bufnr(0), range = line_range(lnum, lnum), diagnostics = diags })
+  exec("conductor.edit", { uri = vim.uri_from_bufnr(0), range = line_range(lnum, lnum), diagnostics = diags })
 end
 
 function M.rewrite(l1, l2, instruction)

@@ -12,7 +12,7 @@ import pytest
 from helpers import cli, config, sr, worker
 from standin import Seen, StandIn
 
-from conductor_lsp.runtime.window import CHARS_PER_TOKEN, excerpt, fit_task
+from conductor_lsp.context.window import CHARS_PER_TOKEN, excerpt, fit_task
 from conductor_lsp.task import FileContext, Task
 
 CONTEXT, MAX_TOKENS = 2048, 256

@@ -12,9 +12,9 @@ import pytest
 from standin import Seen, StandIn
 
 from conductor_lsp import FixLoop, Session, load_config
+from conductor_lsp.context.files import named_files
+from conductor_lsp.context.repo_map import RepoMap, outline, scan
 from conductor_lsp.edits.paths import DEFAULT_DENY, denied_by
-from conductor_lsp.fix.context import named_files
-from conductor_lsp.fix.repo_map import RepoMap, outline, scan
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.runtime import LoopNote
 from conductor_lsp.runtime.requests import build_request

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from conductor_lsp import TestRun, run_tests
-from conductor_lsp.fix.context import context_files, local_imports
+from conductor_lsp.context.files import context_files, local_imports
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

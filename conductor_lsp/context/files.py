@@ -1,4 +1,5 @@
-"""What a fix round shows the conductor and workers: the files involved."""
+"""The files a task involves: those its failing tests name and import, and those its
+answers named; and which of them hold tests."""
 
 from __future__ import annotations
 

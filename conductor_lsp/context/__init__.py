@@ -1,0 +1,22 @@
+"""What a model is shown: the files a task involves, the repository's outline, the part
+of a file that fits a worker's window, and the one task a fix round shows (the live
+round, ``eval`` and the GRPO rollout alike)."""
+
+from .files import context_files, is_test_path, named_files
+from .repo_map import RepoMap, repo_map, with_outline
+from .rounds import DEFAULT_INSTRUCTION, fix_instruction, round_task
+from .window import fit_task, window_chars
+
+__all__ = [
+    "DEFAULT_INSTRUCTION",
+    "RepoMap",
+    "context_files",
+    "fit_task",
+    "fix_instruction",
+    "is_test_path",
+    "named_files",
+    "repo_map",
+    "round_task",
+    "window_chars",
+    "with_outline",
+]
