@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import itertools
 import textwrap
@@ -17,34 +18,51 @@ import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from pydantic import TypeAdapter, ValidationError
+
 from ..errors import ConfigError
+from .values import Finite
 
 T = TypeVar("T")
 
 
+@functools.cache
+def _adapter(hint: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(Finite if hint is float else hint)
+
+
+def _base(hint: Any) -> Any:
+    """The type under ``Annotated`` bounds, for messages ("must be float")."""
+    return typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+
+
 def check_value(value: Any, hint: Any, key: str) -> Any:
-    """``value`` if it has the type ``hint`` names (an int passes as a float); else a
-    ``ConfigError`` naming ``key``."""
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    elif hint is str:
-        if isinstance(value, str):
-            return value
-    elif hint == list[str]:
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return list(value)
-        raise ConfigError(f"{key} must be a list of strings, got {value!r}")
-    else:  # pragma: no cover - only the types above are used
-        raise ConfigError(f"{key}: unsupported type {hint}")
-    name = getattr(hint, "__name__", str(hint))
-    raise ConfigError(f"{key} must be {name}, got {type(value).__name__} {value!r}")
+    """``value`` if it has the type ``hint`` names and within its bounds (an int passes as
+    a float; nothing is converted from text); else a ``ConfigError`` naming ``key``."""
+    try:
+        return _adapter(hint).validate_python(value, strict=True)
+    except ValidationError as e:
+        error = e.errors(include_url=False)[0]
+    if error["type"].endswith("_type") or error["type"] in ("list_type", "string_type"):
+        base = _base(hint)
+        if base == list[str]:
+            raise ConfigError(f"{key} must be a list of strings, got {value!r}") from None
+        name = getattr(base, "__name__", str(base))
+        raise ConfigError(f"{key} must be {name}, got {type(value).__name__} {value!r}") from None
+    why = str(error["msg"]).removeprefix("Value error, ").removeprefix("Input should be ")
+    if error["type"] == "literal_error":
+        why = "one of " + why
+    for long, short in _BOUNDS:
+        why = why.replace(long, short)
+    raise ConfigError(f"{key} must be {why}, got {value!r}") from None
+
+
+_BOUNDS = (
+    ("greater than or equal to", "at least"),
+    ("less than or equal to", "at most"),
+    ("greater than", "above"),
+    ("less than", "below"),
+)
 
 
 def fill(obj: Any, data: Any, prefix: str, *, rest: dict[str, Any] | None = None) -> None:
@@ -52,7 +70,7 @@ def fill(obj: Any, data: Any, prefix: str, *, rest: dict[str, Any] | None = None
     options, checked once the owner is known), or is an error when there is no ``rest``."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{prefix} must be a table, got {type(data).__name__}")
-    hints = typing.get_type_hints(type(obj))
+    hints = typing.get_type_hints(type(obj), include_extras=True)
     names = {f.name for f in dataclasses.fields(obj) if f.name != "options"}
     for key, value in data.items():
         if key in names:

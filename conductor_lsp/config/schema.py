@@ -1,18 +1,24 @@
 """The configuration's shape: one dataclass per section, each field with its doc.
 
-These are plain values; loading, layering and validation live in ``config.load``.
+These are plain values; each field's type carries its bounds (``config.values``, checked
+by pydantic as a layer is read); loading and layering live in ``configure.load``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from ..edits.model import EditsConfig
+from .values import Chance, Count, Finite, NonNegative, Seconds, Size, Url
 
 #: Most steps a plan may have, unless ``[conductor] max_steps`` says otherwise.
 DEFAULT_MAX_STEPS = 5
+#: The most steps a plan may be configured to have.
+MAX_STEPS_LIMIT = 20
 
 
 @dataclass
@@ -21,19 +27,19 @@ class EndpointConfig:
 
     model: str = ""
     """Model name at the provider or server; a GGUF file or model directory when in process."""
-    base_url: str = ""
+    base_url: Url = ""
     """Endpoint URL (OpenAI style ends in /v1; Anthropic, Gemini: the host root)."""
     api_key_env: str = ""
     """Variable holding the key (default: the provider's usual one)."""
     api_key_cmd: str = ""
     """Command whose stdout is the key (wins over api_key_env)."""
-    price_in: float = 0.0
+    price_in: NonNegative = 0.0
     """Dollars per million input tokens."""
-    price_out: float = 0.0
+    price_out: NonNegative = 0.0
     """Dollars per million output tokens."""
-    timeout: float = 120.0
+    timeout: Seconds = 120.0
     """Seconds for one call (connect, and each read)."""
-    max_retries: int = 4
+    max_retries: Size = 4
     """Retries on 429, 5xx and connection errors."""
 
 
@@ -45,9 +51,9 @@ class ConductorConfig(EndpointConfig):
     is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
-    max_steps: int = DEFAULT_MAX_STEPS
+    max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)] = DEFAULT_MAX_STEPS
     """Most steps a plan may have."""
-    temperature: float = 0.0
+    temperature: NonNegative = 0.0
     """0 means greedy decoding."""
     policy: str = ""
     """A routing policy file (`train --policy`; relative to the workspace): with static or
@@ -67,15 +73,15 @@ class WorkerConfig(EndpointConfig):
     """One line the conductor sees about this worker."""
     strength: int = 0
     """How well it codes, relative to the others (higher is stronger); orders equal prices."""
-    max_tokens: int = 4096
+    max_tokens: Count = 4096
     """Most tokens one answer may have."""
-    context: int = 0
+    context: Size = 0
     """Tokens the model's window holds, prompt and answer together (0: unknown, prompts
     sent whole). Files too big for it are shown in part: the lines the failures point at
     and the definitions the task names."""
-    temperature: float = -1.0
+    temperature: Finite = -1.0
     """Sampling temperature; negative leaves the provider's default."""
-    concurrency: int = 4
+    concurrency: Count = 4
     """Most calls in flight to this worker's endpoint at once."""
     stream: bool = False
     """Stream the answer (SSE)."""
@@ -88,21 +94,21 @@ class TestConfig:
     __test__ = False  # not a pytest class
     command: str = ""
     """Test command; default `python -m pytest -q` in a workspace that looks like a pytest one."""
-    timeout: float = 300.0
+    timeout: Seconds = 300.0
     """Seconds before the whole test process group is killed."""
-    jobs: int = 2
+    jobs: Count = 2
     """Most candidate answers tested at once, each in its own sandbox."""
 
 
 @dataclass
 class BudgetConfig:
-    max_calls: int = 30
+    max_calls: Count = 30
     """Most worker calls for one job (a fix loop: for all iterations)."""
-    max_cost: float = 2.0
+    max_cost: NonNegative = 2.0
     """Most dollars for one job."""
-    max_seconds: float = 900.0
+    max_seconds: Seconds = 900.0
     """Most wall-clock seconds for one job."""
-    max_iterations: int = 5
+    max_iterations: Count = 5
     """Most fix-and-test rounds."""
 
 
@@ -113,17 +119,17 @@ class FixConfig:
     floor: bool = True
     """Run static's own rounds (the floor lane) beside every other strategy's candidates,
     from their own start and told only of their own attempts."""
-    repo_map_chars: int = 6000
+    repo_map_chars: Size = 6000
     """Analysis steps also see an outline of the workspace's Python files, nearest the
     failing tests first, cut to this many characters (0: no map)."""
-    named_files: int = 3
+    named_files: Size = 3
     """Workspace files a round's answers name but the round did not show (a module found
     through the map) that the next rounds show too, at most (0: none)."""
-    prefer: str = "balanced"
+    prefer: Literal["balanced", "cost", "latency"] = "balanced"
     """In which order a round's candidates run: balanced (the likeliest per dollar first,
     then the floor's call, then the rest, each only if the ones before failed), cost
     (cheaper workers before the floor's call, one at a time) or latency (all at once)."""
-    give_up_below: float = 0.05
+    give_up_below: Chance = 0.05
     """With a fitted stop rule (`train --policy`), a lane beside the floor stops when its
     next round's chance of green is below this."""
     give_up_floor: bool = False
@@ -137,10 +143,10 @@ class SearchConfig:
     """Ask every model worker, not only the strongest (diversity of workers)."""
     wording: bool = True
     """Ask the strongest in a second wording too: find the cause first (diversity of wording)."""
-    samples: int = 1
+    samples: Count = 1
     """Leaves the search backend asks of the strongest worker with the direct wording; the
     first is greedy, the others sample at `temperature` (1: no sampling)."""
-    temperature: float = 0.8
+    temperature: NonNegative = 0.8
     """Temperature of a leaf that repeats an earlier leaf (same worker, subtask and access)."""
 
 
@@ -152,11 +158,11 @@ class LearnConfig:
     """Where episodes go, relative to the workspace root."""
     online: bool = False
     """Update `conductor.policy` after every fix job from its candidates' verdicts."""
-    cost_weight: float = 10.0
+    cost_weight: NonNegative = 10.0
     """Reward lost per dollar a plan spends (the conductor's own calls included)."""
-    seconds_weight: float = 0.0
+    seconds_weight: NonNegative = 0.0
     """Reward lost per second a plan takes (0: time does not count)."""
-    format_penalty: float = 0.2
+    format_penalty: NonNegative = 0.2
     """Reward lost when the conductor's answer was not a valid plan."""
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from .paths import DEFAULT_DENY
 
@@ -20,7 +22,7 @@ class EditsConfig:
 
     deny: list[str] = field(default_factory=list)
     """Extra glob patterns never edited nor shown to models (added to the built-in list)."""
-    fuzzy_threshold: float = FUZZY_THRESHOLD
+    fuzzy_threshold: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = FUZZY_THRESHOLD
     """Similarity (0-1) a fuzzy SEARCH match needs; it must also be the only such place."""
 
     def all_deny(self) -> list[str]:

@@ -61,7 +61,8 @@ def test_the_vscode_settings_are_the_configuration_keys() -> None:
     import json
 
     from conductor_lsp.conductor.registry import AUTO, BACKENDS
-    from conductor_lsp.configure.load import MAX_STEPS_LIMIT, describe_keys
+    from conductor_lsp.config.schema import MAX_STEPS_LIMIT
+    from conductor_lsp.configure.load import describe_keys
 
     package = Path(__file__).resolve().parents[2] / "editor_clients" / "vscode" / "package.json"
     props = json.loads(package.read_text())["contributes"]["configuration"]["properties"]
