@@ -27,9 +27,13 @@ class Registry(Generic[T]):
     """One seam: ``kind`` names it in error messages ("provider", "conductor backend"),
     ``group`` is the entry-point group plugins declare their classes in."""
 
-    def __init__(self, kind: str, group: str, builtins: dict[str, str]) -> None:
+    def __init__(
+        self, kind: str, group: str, builtins: dict[str, str], declares: tuple[str, ...] = ()
+    ) -> None:
         self.kind = kind
         self.group = group
+        #: Class attributes every entry must declare (its capabilities), checked on loading.
+        self.declares = declares
         self._entries: dict[str, str | T] = {}
         self._plugins_read = False
         for name, target in builtins.items():
@@ -57,6 +61,8 @@ class Registry(Generic[T]):
 
     def register(self, name: str, target: str | T) -> None:
         """Add or replace an entry: a class, or "module:Class" to import on first use."""
+        if not isinstance(target, str):
+            self._declared(name, target, getattr(target, "__module__", "?"))
         self._entries[name] = target
 
     def unregister(self, name: str) -> None:
@@ -76,6 +82,16 @@ class Registry(Generic[T]):
                 raise ConfigError(
                     f"{self.kind} {name!r} cannot be loaded from {target}: {e}"
                 ) from e
-            self._entries[name] = loaded
+            self._entries[name] = self._declared(name, loaded, target)
             return loaded
         return target
+
+    def _declared(self, name: str, loaded: T, where: str) -> T:
+        """``loaded`` when it declares what every entry declares; else why not."""
+        missing = [a for a in self.declares if not hasattr(loaded, a)]
+        if missing:
+            raise ConfigError(
+                f"{self.kind} {name!r} from {where} does not declare {', '.join(missing)} "
+                f"(the class attributes every {self.kind} declares: {', '.join(self.declares)})"
+            )
+        return loaded

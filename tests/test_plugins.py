@@ -49,6 +49,7 @@ class FirstWorker:
     name = "first-worker"
     local = False
     asks_model = False
+    uses_search = False
 
     def __init__(self, config):
         self.config = config

@@ -113,6 +113,26 @@ def test_a_broken_registry_entry_says_where(tmp_path: Path) -> None:
         PROVIDERS.unregister("ghost")
 
 
+def test_a_backend_that_declares_no_capabilities_is_named(tmp_path: Path) -> None:
+    """A backend's capabilities are class attributes it declares; one missing is a clear
+    error naming it, not an AttributeError in the middle of a job."""
+
+    class Vague:
+        name = "vague"
+        local = False
+
+    BACKENDS.register("vague-file", f"{__name__}:VAGUE")
+    globals()["VAGUE"] = Vague
+    try:
+        with pytest.raises(ConfigError, match=r"does not declare asks_model, uses_search"):
+            load_config(tmp_path, overrides={"conductor": {"backend": "vague-file"}})
+        with pytest.raises(ConfigError, match=r"conductor backend 'vague' from .* uses_search"):
+            BACKENDS.register("vague", Vague)  # type: ignore[arg-type]
+    finally:
+        BACKENDS.unregister("vague-file")
+        globals().pop("VAGUE", None)
+
+
 def test_providers_declare_their_defaults() -> None:
     openai = PROVIDERS.get("openai")
     assert openai.auto and openai.needs_key and openai.key_envs == ("OPENAI_API_KEY",)

@@ -20,6 +20,7 @@ BACKENDS: Registry[ConductorClass] = Registry(
         "mlx": "conductor_lsp.conductor.mlx:MLXConductor",
         "openai": "conductor_lsp.conductor.openai:OpenAIConductor",
     },
+    declares=("name", "local", "asks_model", "uses_search"),
 )
 #: Not a backend: resolved to one of the above when the configuration is loaded.
 AUTO = "auto"
