@@ -29,7 +29,7 @@ from .fix.loop import FixLoop, FixReport
 from .plan import Plan, Step
 from .protocols import Conductor, Worker, WorkerInfo, WorkerRequest, WorkerResponse
 from .runtime.events import Event
-from .runtime.results import JobResult, StepResult
+from .runtime.results import RunResult, StepResult
 from .runtime.session import Session
 from .task import FileContext, Task
 from .testrun import TestRun, run_tests
@@ -54,10 +54,10 @@ __all__ = [
     "FileContext",
     "FixLoop",
     "FixReport",
-    "JobResult",
     "NoMatch",
     "Plan",
     "PlanError",
+    "RunResult",
     "Session",
     "Step",
     "StepResult",

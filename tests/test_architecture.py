@@ -279,7 +279,7 @@ def test_public_api_stays_put() -> None:
             "FileContext",
             "FixLoop",
             "FixReport",
-            "JobResult",
+            "RunResult",
             "NoMatch",
             "Plan",
             "PlanError",

@@ -26,7 +26,7 @@ from ..jobs import (
     FixReport,
     FixRequest,
     Hooks,
-    JobOutcome,
+    RunOutcome,
     Session,
     TaskRequest,
     checkpoints,
@@ -258,7 +258,7 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
     result = asyncio.run(run())
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
-        return 0 if result.outcome is JobOutcome.DONE else 1
+        return 0 if result.outcome is RunOutcome.DONE else 1
     console.print(plan_table(result.plan))
     for line in plan_notes(result.plan):
         console.print(line, markup=False, highlight=False)
@@ -266,7 +266,7 @@ def _run(root: Path, args: argparse.Namespace, console: Console) -> int:
     print_model_stats(console)
     if smoke_test_default(config):
         console.print(SMOKE_TEST_NOTE, style="bold", markup=False, highlight=False)
-    return 0 if result.outcome is JobOutcome.DONE else 1
+    return 0 if result.outcome is RunOutcome.DONE else 1
 
 
 def _doctor(root: Path, args: argparse.Namespace, console: Console) -> int:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config.schema import Config
-from ..jobs import FixReport, JobResult, model_report
+from ..jobs import FixReport, RunResult, model_report
 from ..plan import Plan, access_text
 from ..usage import Tally, Usage, total
 
@@ -51,7 +51,7 @@ def plan_notes(plan: Plan) -> list[str]:
     return [line for line in (plan.spent(), *(f"note: {n}" for n in plan.notes)) if line]
 
 
-def print_result(console: Console, result: JobResult) -> None:
+def print_result(console: Console, result: RunResult) -> None:
     console.rule("output")
     console.print(result.output or "(no output)", markup=False, highlight=False)
     for problem in result.problems():
@@ -74,8 +74,8 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         for attempt in rnd.attempts:
             lane = f" ({attempt.lane})" if attempt.lane else ""
             console.print(f"round {rnd.index}{lane}:", markup=False, highlight=False)
-            console.print(plan_table(attempt.job.plan))
-            for line in plan_notes(attempt.job.plan):
+            console.print(plan_table(attempt.run.plan))
+            for line in plan_notes(attempt.run.plan):
                 console.print(f"  {line}", markup=False, highlight=False)
             for c in rnd.of(attempt):
                 v = c.verdict

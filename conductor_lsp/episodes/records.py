@@ -214,7 +214,7 @@ class Episode:
     #: The plan as written, with the conductor's call and its raw answer (bounded).
     plan: Plan = field(default_factory=lambda: Plan(steps=(), source=""))
     bills: tuple[StepBill, ...] = ()
-    #: The job's outcome (``runtime.results.JobOutcome``) and why.
+    #: The job's outcome (``runtime.results.RunOutcome``) and why.
     result: str = ""
     reason: str = ""
     cost: float = 0.0

@@ -94,7 +94,7 @@ async def run_one(
         cost=report.cost,
         seconds=time.monotonic() - started,
         traces=str(trace_dir),
-        plans=[a.job.plan.source for r in report.rounds for a in r.attempts],
+        plans=[a.run.plan.source for r in report.rounds for a in r.attempts],
         candidates=sum(1 for c in report.candidates if c.verdict is not None),
         best=report.best,
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..episodes.records import LEAF_REFUSED_KEEP, Leaf
 from ..plan import Lane
-from ..runtime.results import JobResult, StepResult
+from ..runtime.results import RunResult, StepResult
 from ..testrun import TestRun
 
 
@@ -50,8 +50,7 @@ class Verdict:
         if self.tests is None:
             why = (self.errors or "the answer held no edit").strip().splitlines()
             return f"no edit applied: {why[0] if why else ''}"
-        state = "green" if self.tests.passed else f"{self.tests.failing} failing"
-        return state + (" (the same edit as before)" if self.repeated else "")
+        return self.tests.state() + (" (the same edit as before)" if self.repeated else "")
 
 
 @dataclass
@@ -107,11 +106,11 @@ class Candidate:
 
 @dataclass
 class Attempt:
-    """One job of a round: a plan and its run, in its lane and wave, from its lane's
+    """One run of a round: a plan and its result, in its lane and wave, from its lane's
     ``base``; ``brief``, the task as its conductor saw it."""
 
     lane: Lane
-    job: JobResult
+    run: RunResult
     brief: str = ""
     base: State | None = None
     wave: int = 1
@@ -132,7 +131,7 @@ class Round:
         """What the strongest worker alone paid (or, where the floor's call did not run
         this round, would have paid) for this round: static's own bill."""
         floor = self.attempts_in(Lane.FLOOR)
-        return sum(a.job.cost for a in floor) if floor else self.floor_price
+        return sum(a.run.cost for a in floor) if floor else self.floor_price
 
     def texts(self, lane: Lane | None = None) -> list[str]:
         """Every step's answer (of one lane), leaves or not (an analysis may name a file)."""
@@ -140,7 +139,7 @@ class Round:
             s.text
             for a in self.attempts
             if lane is None or a.lane is lane
-            for s in a.job.steps
+            for s in a.run.steps
             if s.ok
         ]
 

@@ -195,4 +195,4 @@ class Finisher:
 
 
 def _verdict(state: State) -> str:
-    return "green" if state.run.passed else f"{state.run.failing} failing"
+    return state.run.state()

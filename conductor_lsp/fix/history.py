@@ -19,7 +19,7 @@ def describe(rnd: Round, attempts: Sequence[Attempt] | None = None) -> str:
     candidate's edits and errors, and the tests afterwards."""
     parts = []
     for attempt in attempts if attempts is not None else rnd.attempts:
-        job = attempt.job
+        job = attempt.run
         steps = "\n".join(
             f"  {i}. {s.worker} ({s.role}, sees {access_text(s.access)}): {s.subtask}"
             for i, s in enumerate(job.plan.steps)
@@ -44,7 +44,7 @@ def describe_leaf(rnd: Round, cand: Candidate, source: str = "") -> str:
     first leaf retraces static's rounds."""
     attempt = next(a for a in rnd.attempts if a.lane is cand.lane and a.wave == cand.wave)
     step = cand.step.step
-    job = attempt.job
+    job = attempt.run
     source = source or job.plan.source
     lines = [
         f"Plan ({source}):\n  0. {step.worker} ({step.role}, sees all): {step.subtask}",

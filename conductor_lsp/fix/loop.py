@@ -25,6 +25,7 @@ from ..plan import Lane
 from ..runtime.budget import Meter
 from ..runtime.events import EventSink, LoopNote, ignore
 from ..runtime.pulse import heartbeat
+from ..runtime.results import RunOutcome
 from ..runtime.session import Session
 from ..testrun import TestRun, run_tests
 from .candidates import Round, State, best_of
@@ -168,7 +169,9 @@ class FixLoop:
             self._keep_best(rnd)
             best = self.best.run.state() if self.best is not None else "?"
             self.note(k, f"round over: best so far {best}; {report.spent(so_far=True)}")
-            out_of = next((a.job.reason for a in rnd.attempts if a.job.outcome == "budget"), "")
+            out_of = next(
+                (a.run.reason for a in rnd.attempts if a.run.outcome is RunOutcome.BUDGET), ""
+            )
             if out_of:
                 raise BudgetExceeded(out_of)
             progress = _progressed(rnd)

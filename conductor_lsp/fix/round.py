@@ -20,6 +20,7 @@ from ..context.rounds import round_task
 from ..plan import Lane, Plan, Step
 from ..policy import Option, Policy, Turn, chance_any, estimate, waves
 from ..protocols import WorkerInfo
+from ..runtime.results import RunOutcome
 from ..task import Task
 from .candidates import Round
 from .lanes import LaneState
@@ -44,8 +45,8 @@ class RoundRunner(Shared):
             if await wave.run(n, group, offers):
                 break
         for a in rnd.attempts:
-            if a.job.outcome == "cancelled":
-                raise Cancelled(a.job.reason or "cancelled")
+            if a.run.outcome is RunOutcome.CANCELLED:
+                raise Cancelled(a.run.reason or "cancelled")
         return rnd
 
     async def _offer(self, rnd: Round, lane: LaneState) -> Offer:

@@ -165,8 +165,8 @@ class WaveRunner:
         session, report = self.runner.session, self.runner.report
         mine = self.rnd.of(attempt)
         leaves = [leaf for c in mine if (leaf := c.leaf()) is not None]
-        if attempt.job.trace_path:
-            trace = Trace(Path(attempt.job.trace_path), session.pool.secrets())
+        if attempt.run.trace_path:
+            trace = Trace(Path(attempt.run.trace_path), session.pool.secrets())
             for leaf in leaves:
                 trace.write("verdict", **leaf.to_json())
             trace.close()
@@ -178,14 +178,14 @@ class WaveRunner:
             attempt.base.run,
             top[1] if top else None,
             applied=top[0].verdict.applied if top and top[0].verdict else [],
-            refused=refused or ("" if mine else attempt.job.reason or "no answer"),
+            refused=refused or ("" if mine else attempt.run.reason or "no answer"),
             leaves=leaves,
-            id=attempt.job.episode,
-            alone=attempt.job.cost if attempt.lane is Lane.FLOOR else self.rnd.floor_price,
+            id=attempt.run.episode,
+            alone=attempt.run.cost if attempt.lane is Lane.FLOOR else self.rnd.floor_price,
         )
         session.episodes.outcome(outcome)
-        if attempt.job.recorded is not None:
-            report.episodes.append(attempt.job.recorded.with_outcome(outcome))
+        if attempt.run.recorded is not None:
+            report.episodes.append(attempt.run.recorded.with_outcome(outcome))
 
 
 def _plan_of(offer: Offer, options: list[Option]) -> Plan | None:

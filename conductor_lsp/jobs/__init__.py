@@ -30,7 +30,7 @@ from ..runtime.events import (
     StepWorking,
     describe_event,
 )
-from ..runtime.results import JobOutcome, JobResult
+from ..runtime.results import RunOutcome, RunResult
 from ..runtime.session import Session
 from .candidates import apply_candidate, list_candidates
 from .doctor import doctor
@@ -51,13 +51,13 @@ __all__ = [
     "FixReport",
     "FixRequest",
     "Hooks",
-    "JobOutcome",
-    "JobResult",
     "ModelNote",
     "PlanDone",
     "PlanReady",
     "Review",
     "Reviewer",
+    "RunOutcome",
+    "RunResult",
     "Session",
     "StepFinished",
     "StepStarted",

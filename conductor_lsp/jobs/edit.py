@@ -17,7 +17,7 @@ from typing import Literal
 
 from ..context.repo_map import with_outline
 from ..episodes.records import OutcomeRecord
-from ..runtime.results import JobOutcome, JobResult
+from ..runtime.results import RunOutcome, RunResult
 from ..runtime.session import Session
 from ..task import FileContext, Task, file_context
 from .hooks import QUIET, Hooks, model_notes
@@ -72,7 +72,7 @@ Apply = Callable[[str, Sequence[str]], Awaitable[Applied]]
 
 @dataclass
 class EditReport:
-    result: JobResult
+    result: RunResult
     #: None when the run did not finish with an answer (no edit was tried).
     applied: Applied | None = None
 
@@ -109,7 +109,7 @@ async def edit_buffer(
     task = await asyncio.to_thread(edit_task, session, request)
     with model_notes(hooks.on_event):
         result = await session.run(task, on_event=hooks.on_event, job=request.episode_job)
-    if result.outcome is not JobOutcome.DONE:
+    if result.outcome is not RunOutcome.DONE:
         return EditReport(result)
     applied = await apply(result.output, task.editable())
     session.episodes.outcome(

@@ -11,7 +11,7 @@ from ..config.schema import Config
 from ..context.repo_map import with_outline
 from ..errors import ConductorError
 from ..plan import Plan
-from ..runtime.results import JobResult
+from ..runtime.results import RunResult
 from ..runtime.session import Session
 from ..task import Task, file_context
 from .hooks import QUIET, Hooks, model_notes
@@ -45,7 +45,7 @@ async def plan_task(session: Session, request: TaskRequest, hooks: Hooks = QUIET
         return await session.plan(task)
 
 
-async def run_task(session: Session, request: TaskRequest, hooks: Hooks = QUIET) -> JobResult:
+async def run_task(session: Session, request: TaskRequest, hooks: Hooks = QUIET) -> RunResult:
     """Plan and run the task once; the answer is returned, nothing is written."""
     task = await asyncio.to_thread(build_task, session.config, request)
     with model_notes(hooks.on_event):

@@ -13,7 +13,7 @@ from .events import (
     StepFinished,
     StepStarted,
 )
-from .results import JobResult, StepResult
+from .results import RunResult, StepResult
 from .session import Session
 
 __all__ = [
@@ -21,11 +21,11 @@ __all__ = [
     "Engine",
     "Event",
     "EventSink",
-    "JobResult",
     "LoopNote",
     "Meter",
     "PlanDone",
     "PlanReady",
+    "RunResult",
     "Session",
     "StepFinished",
     "StepResult",

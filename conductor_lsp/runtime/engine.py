@@ -25,7 +25,7 @@ from .budget import Meter
 from .events import EventSink, PlanDone, PlanReady, StepFinished, StepStarted, ignore
 from .pulse import step_ticks
 from .requests import build_request, repeats
-from .results import JobOutcome, JobResult, StepResult
+from .results import RunOutcome, RunResult, StepResult
 from .trace import Trace
 
 
@@ -79,7 +79,7 @@ class Engine:
         started: float | None = None,
         on_leaf: Callable[[StepResult], None] | None = None,
         asked: Sequence[Step] = (),
-    ) -> JobResult:
+    ) -> RunResult:
         """Run ``plan``; ``started`` is when the job began (before the conductor was asked).
         ``on_leaf`` receives each leaf's result as soon as it has answered; a step that
         repeats one of ``asked`` (the round's earlier calls) samples too."""
@@ -105,28 +105,28 @@ class Engine:
         if self._early_reason:  # told to finish before it began: nothing more is needed
             for t in self._tasks:
                 t.cancel()
-        outcome = JobOutcome.DONE
+        outcome = RunOutcome.DONE
         reason = ""
         try:
             async with asyncio.timeout(self.meter.seconds_left()):
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         except TimeoutError:
-            outcome, reason = JobOutcome.BUDGET, self.meter.time_spent()
+            outcome, reason = RunOutcome.BUDGET, self.meter.time_spent()
         except asyncio.CancelledError:
             self.cancel("cancelled")
             await asyncio.gather(*self._tasks, return_exceptions=True)
-            self._finish(plan, results, JobOutcome.CANCELLED, "cancelled", started, tallies)
+            self._finish(plan, results, RunOutcome.CANCELLED, "cancelled", started, tallies)
             raise
         finally:
             for t in self._tasks:
                 t.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._cancel_reason:
-            outcome, reason = JobOutcome.CANCELLED, self._cancel_reason
+            outcome, reason = RunOutcome.CANCELLED, self._cancel_reason
         for r in results:
             if not r.answered and not r.error and not r.skipped:
                 r.skipped = reason or self._early_reason or "not run"
-        if outcome is JobOutcome.DONE:
+        if outcome is RunOutcome.DONE:
             outcome, reason = self._outcome(plan, results)
         return self._finish(plan, results, outcome, reason, started, tallies)
 
@@ -134,29 +134,29 @@ class Engine:
         """The leaves whose answers are candidates (a tool's answer is never code)."""
         return frozenset(i for i in plan.leaves() if not self.pool.is_tool(plan.steps[i].worker))
 
-    def _outcome(self, plan: Plan, results: list[StepResult]) -> tuple[JobOutcome, str]:
+    def _outcome(self, plan: Plan, results: list[StepResult]) -> tuple[RunOutcome, str]:
         errors = [r for r in results if r.error]
         if any(results[i].ok for i in plan.leaves()):
-            return JobOutcome.DONE, ""
+            return RunOutcome.DONE, ""
         if self._budget_reason:
-            return JobOutcome.BUDGET, self._budget_reason
+            return RunOutcome.BUDGET, self._budget_reason
         if errors:
-            return JobOutcome.FAILED, f"step {errors[0].index} failed: {errors[0].error}"
-        return JobOutcome.FAILED, "the last step produced no answer"
+            return RunOutcome.FAILED, f"step {errors[0].index} failed: {errors[0].error}"
+        return RunOutcome.FAILED, "the last step produced no answer"
 
     def _finish(
         self,
         plan: Plan,
         results: list[StepResult],
-        outcome: JobOutcome,
+        outcome: RunOutcome,
         reason: str,
         started: float,
         tallies: dict[str, Tally],
-    ) -> JobResult:
+    ) -> RunResult:
         conductor = Tally()
         if plan.call is not None:
             conductor.add(plan.call.usage, plan.call.cost)
-        result = JobResult(
+        result = RunResult(
             plan=plan,
             steps=results,
             outcome=outcome,

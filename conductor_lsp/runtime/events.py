@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..plan import Plan, Step
 from ..usage import Usage
-from .results import JobResult
+from .results import RunResult
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class StepWorking:
 class PlanDone:
     """A plan's steps all ended (a fix round runs one plan a lane; ``run`` runs one)."""
 
-    result: JobResult
+    result: RunResult
 
 
 @dataclass(frozen=True)

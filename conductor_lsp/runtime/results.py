@@ -1,4 +1,4 @@
-"""What running a plan gave: one result per step, and the job's."""
+"""What running a plan gave: one result per step, and the run's."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from ..task import Task
 from ..usage import Tally, Usage
 
 
-class JobOutcome(StrEnum):
-    """How one job (a plan run on the workers) ended."""
+class RunOutcome(StrEnum):
+    """How one run (a plan on the workers) ended."""
 
     DONE = "done"
     BUDGET = "budget"
@@ -49,10 +49,10 @@ class StepResult:
 
 
 @dataclass
-class JobResult:
+class RunResult:
     plan: Plan
     steps: list[StepResult]
-    outcome: JobOutcome
+    outcome: RunOutcome
     reason: str = ""
     seconds: float = 0.0
     #: Per worker.

@@ -20,7 +20,7 @@ from .budget import Meter
 from .engine import Engine, plan_record
 from .events import EventSink, PlanDone, PlanReady, ignore
 from .pulse import heartbeat
-from .results import JobOutcome, JobResult, StepResult
+from .results import RunOutcome, RunResult, StepResult
 from .trace import Trace, new_trace_path
 
 
@@ -93,7 +93,7 @@ class Session:
         round_index: int = 0,
         lane: Lane = Lane.PLAN,
         asked: Sequence[Step] = (),
-    ) -> JobResult:
+    ) -> RunResult:
         """Plan (unless given) and run one job; ``engine_ref`` receives the engine for cancel,
         ``on_leaf`` each candidate answer as it arrives. ``job``, ``round_index`` and ``lane``
         go into the episode record (which job, which round, which of its plans)."""
@@ -133,13 +133,13 @@ class Session:
             finally:
                 trace.close()
 
-    def _stopped(self, reason: str, started: float, trace: Trace, on_event: EventSink) -> JobResult:
+    def _stopped(self, reason: str, started: float, trace: Trace, on_event: EventSink) -> RunResult:
         """A job the budget stopped before a plan existed."""
         plan = Plan(steps=(), source="none", error=reason)
         on_event(PlanReady(plan))
         trace.write("plan", **plan_record(plan))
-        result = JobResult(plan, [], JobOutcome.BUDGET, reason, time.monotonic() - started)
-        trace.write("done", outcome=JobOutcome.BUDGET, reason=reason, cost=0.0)
+        result = RunResult(plan, [], RunOutcome.BUDGET, reason, time.monotonic() - started)
+        trace.write("done", outcome=RunOutcome.BUDGET, reason=reason, cost=0.0)
         on_event(PlanDone(result))
         return result
 

@@ -15,12 +15,12 @@ from ..jobs import list_candidates
 from .app import ConductorServer
 from .arguments import CandidateArgs, JobArgs, camel
 from .editor_edits import open_documents
-from .job_bodies import dirty_buffers, finish, sync_buffers
+from .job_bodies import CheckpointUndo, dirty_buffers, finish, sync_buffers
 from .job_table import WHOLE_WORKSPACE, Progress, ServerJob
 
 
 def _fix_job(ls: ConductorServer, job_id: str | None) -> ServerJob | None:
-    jobs = [j for j in ls.jobs.jobs.values() if j.fix_report is not None]
+    jobs = [j for j in ls.jobs.jobs.values() if j.fix is not None]
     if job_id is not None:
         jobs = [j for j in jobs if j.id == job_id]
     return jobs[-1] if jobs else None
@@ -29,10 +29,10 @@ def _fix_job(ls: ConductorServer, job_id: str | None) -> ServerJob | None:
 async def show_candidates(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
     """The candidates as data; each client lists them its own way (a quick pick, a menu)."""
     job = _fix_job(ls, args.job_id if args else None)
-    if job is None or job.fix_report is None:
+    if job is None or job.fix is None:
         ls.show("Conductor: no finished fix job with candidates yet")
         return {"jobId": None, "candidates": []}
-    shown = await list_candidates(ls.current_config()[0].root, job.fix_report)
+    shown = await list_candidates(ls.current_config()[0].root, job.fix)
     return {
         "jobId": job.id,
         "candidates": [{camel(k): v for k, v in dataclasses.asdict(s).items()} for s in shown],
@@ -60,7 +60,7 @@ async def _apply_job(ls: ConductorServer, job: ServerJob, target: ServerJob, ind
     job.progress.begin(job.title)
     config, _ = ls.current_config()
     root = config.root
-    report = target.fix_report
+    report = target.fix
     assert report is not None
     before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
     dirty = set(dirty_buffers(ls, root))
@@ -71,7 +71,7 @@ async def _apply_job(ls: ConductorServer, job: ServerJob, target: ServerJob, ind
         finish(ls, job, "failed", str(e), error=True)
         return
     await sync_buffers(ls, before, job.title)
-    job.checkpoint_ref = picked.start.ref
+    job.undo = CheckpointUndo(ls, picked.start.ref)
     finish(
         ls,
         job,

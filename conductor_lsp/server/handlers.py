@@ -131,10 +131,7 @@ def undo(ls: ConductorServer, args: JobArgs | None = None) -> dict[str, Any]:
     done = [
         j
         for j in ls.jobs.jobs.values()
-        if j.kind in UNDOABLE
-        and (j.undo or j.checkpoint_ref)
-        and j.task is not None
-        and j.task.done()
+        if j.kind in UNDOABLE and j.undo is not None and j.task is not None and j.task.done()
     ]
     running = [
         j

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -19,7 +20,7 @@ from ..jobs import (
     FixReport,
     FixRequest,
     Hooks,
-    JobOutcome,
+    RunOutcome,
     edit_buffer,
     fix_repository,
     undo,
@@ -66,7 +67,6 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
     job.progress.begin(job.title, "planning")
     config, settings = ls.current_config()
     session = await asyncio.to_thread(ls.session)  # key commands may take a while
-    job.episode_job = request.episode_job
 
     async def apply(output: str, targets: Sequence[str]) -> Applied:
         if job.progress is not None:
@@ -81,7 +81,8 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
             blocked=lambda p: ls.jobs.holder(p, job),
             targets=targets,
         )
-        job.undo = applied.undo
+        if applied.undo:
+            job.undo = BufferUndo(ls, applied.undo, request.episode_job, job.id)
         return Applied(applied.paths, applied.errors)
 
     try:
@@ -89,11 +90,11 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
     except EditError as e:
         finish(ls, job, "refused", str(e), error=True)
         return
-    result = job.result = report.result
+    result = report.result
     applied = report.applied
     if applied is None:
         job.report = job_report(job.title, result, [], "")
-        failed = result.outcome is JobOutcome.FAILED
+        failed = result.outcome is RunOutcome.FAILED
         finish(ls, job, result.outcome, f"{result.outcome} ({result.reason})", error=failed)
         return
     job.report = job_report(job.title, result, applied.paths, applied.errors)
@@ -143,7 +144,7 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
     except ConductorError as e:
         finish(ls, job, "failed", str(e), error=True)
         return
-    last = report.rounds[-1].attempts[0].job if report.rounds else None
+    last = report.rounds[-1].attempts[0].run if report.rounds else None
     if last is not None:
         job.report = job_report(job.title, last, report.written, "")
     judged = sum(1 for c in report.candidates if c.verdict is not None)
@@ -171,8 +172,8 @@ def fix_hooks(ls: ConductorServer, job: ServerJob, root: Path, preview: bool) ->
             await sync_buffers(ls, before, job.title)
 
     def ended(report: FixReport) -> None:
-        job.checkpoint_ref = report.checkpoint.ref
-        job.fix_report = report
+        job.undo = CheckpointUndo(ls, report.checkpoint.ref)
+        job.fix = report
 
     async def again(report: FixReport) -> bool:
         if report.again and job.progress is not None:
@@ -237,44 +238,62 @@ def publish_test_diagnostics(ls: ConductorServer, root: Path, run: TestRun) -> N
     ls.diagnostic_uris = set(by_uri)
 
 
+@dataclass
+class BufferUndo:
+    """An edit job's buffers put back through the editor, unless they changed since."""
+
+    ls: ConductorServer
+    #: uri -> (text before, text after).
+    texts: dict[str, tuple[str, str]]
+    episode_job: str
+    job_id: str
+    once: bool = True
+
+    async def __call__(self, title: str) -> str:
+        docs = {d.uri: d for d in open_documents(self.ls).values()}
+        changed = [u for u, (_, new) in self.texts.items() if u in docs and docs[u].source != new]
+        if changed:
+            raise ConductorError("the files changed since; use the editor's undo")
+        texts = {Path(docs[u].path).resolve(): (new, old) for u, (old, new) in self.texts.items()}
+        await replace_buffers(self.ls, texts, title)
+        self.ls.session().episodes.undo(self.episode_job)
+        return f"undid job {self.job_id}"
+
+
+@dataclass
+class CheckpointUndo:
+    """A fix's start restored (the command line's rule: never over work done since), the
+    open buffers refreshed."""
+
+    ls: ConductorServer
+    ref: str
+    once: bool = False
+
+    async def __call__(self, title: str) -> str:
+        config, _ = self.ls.current_config()
+        before = {p: d.source for p, d in open_documents(self.ls).items()}
+        episodes = self.ls.session().episodes
+        done = await asyncio.to_thread(undo, config.root, job=self.ref, episodes=episodes)
+        await sync_buffers(self.ls, before, title)
+        return f"restored {done.restored.ref}"
+
+
 async def undo_job(ls: ConductorServer, job: ServerJob, target: ServerJob | None) -> None:
-    """Undo the last edit job through the editor, or restore the fix loop's checkpoint."""
+    """Undo the last edit job through the editor, or restore a fix's checkpoint."""
     job.progress = await Progress.create(ls, job.id)
     job.progress.begin(job.title)
-    if target is None:
+    action = target.undo if target is not None else None
+    if target is None or action is None:
         finish(ls, job, "failed", "nothing to undo", error=True)
         return
-    if target.checkpoint_ref:
-        config, _ = ls.current_config()
-        before = {p: d.source for p, d in open_documents(ls).items()}
-        try:  # the same rule as the command line: never drop work done since the job
-            done = await asyncio.to_thread(
-                undo, config.root, job=target.checkpoint_ref, episodes=ls.session().episodes
-            )
-        except ConductorError as e:
-            finish(ls, job, "failed", str(e), error=True)
-            return
-        await sync_buffers(ls, before, job.title)
-        finish(ls, job, "done", f"restored {done.restored.ref}")
+    try:
+        said = await action(job.title)
+    except ConductorError as e:
+        finish(ls, job, "failed", str(e), error=True)
         return
-    docs = {d.uri: d for d in open_documents(ls).values()}
-    changed = [
-        uri for uri, (_, new) in target.undo.items() if uri in docs and docs[uri].source != new
-    ]
-    if changed or not target.undo:
-        finish(
-            ls,
-            job,
-            "failed",
-            "the files changed since; use the editor's undo",
-            error=True,
-        )
-        return
-    texts = {Path(docs[uri].path).resolve(): (new, old) for uri, (old, new) in target.undo.items()}
-    await replace_buffers(ls, texts, job.title)
-    target.undo = {}
-    ls.session().episodes.undo(target.episode_job)
-    finish(ls, job, "done", f"undid job {target.id}")
+    if action.once:
+        target.undo = None
+    finish(ls, job, "done", said)
 
 
 def finish(
@@ -282,11 +301,9 @@ def finish(
 ) -> None:
     """End a job: the progress ends with ``message`` (clients show the title beside it);
     failures are also shown as a notification, with the title, before the progress ends."""
-    job.outcome, job.message = outcome, message
     if error:
         ls.show(
             f"{job.title}: {message}",
             types.MessageType.Error if outcome == "failed" else types.MessageType.Warning,
         )
-    if job.progress is not None:
-        job.progress.end(message)
+    job.ended(outcome, message)

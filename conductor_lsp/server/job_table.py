@@ -10,19 +10,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
 from ..jobs import (
     Event,
     FixReport,
-    JobResult,
-    PlanDone,
     PlanReady,
     StepFinished,
     StepStarted,
@@ -45,6 +42,8 @@ class Progress:
         self.ls = ls
         self.token = token
         self.title = ""
+        self.steps_total = 0
+        self.steps_done = 0
 
     @classmethod
     async def create(cls, ls: LanguageServer, job_id: str) -> Progress:
@@ -78,6 +77,23 @@ class Progress:
             )
         self.ls.window_log_message(types.LogMessageParams(types.MessageType.Log, message))
 
+    def event(self, event: Event) -> None:
+        """An engine or loop event as a report, in the words the terminal uses, with the
+        share of the plan's steps done."""
+        percentage: int | None = None
+        if isinstance(event, PlanReady):
+            self.steps_total, self.steps_done = len(event.plan.steps), 0
+            percentage = 5
+        elif isinstance(event, StepFinished):
+            self.steps_done += 1
+            percentage = self._pct()
+        elif isinstance(event, (StepStarted, StepWorking)):
+            percentage = self._pct()
+        self.report(describe_event(event), percentage)
+
+    def _pct(self) -> int:
+        return min(95, 5 + int(90 * self.steps_done / max(1, self.steps_total)))
+
     def end(self, message: str) -> None:
         if self.token:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
@@ -86,48 +102,47 @@ class Progress:
         self.ls.window_log_message(types.LogMessageParams(types.MessageType.Info, line))
 
 
+class Undo(Protocol):
+    """What undoing a job does: its buffers' texts put back through the editor, or its
+    checkpoint restored. Says what it did, or raises ``ConductorError`` saying why not."""
+
+    #: Spent once used (a buffer edit); a checkpoint may be restored again.
+    once: bool
+
+    async def __call__(self, title: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class JobEnd:
+    outcome: str
+    message: str
+
+
 @dataclass
 class ServerJob:
+    """A job the editor started: what it holds, how it reports, how it ended, how to undo it."""
+
     id: str
     kind: str
     title: str
     claims: frozenset[Path]
-    progress: Progress | None = None
     task: asyncio.Task[None] | None = None
-    result: JobResult | None = None
-    outcome: str = "running"
-    message: str = ""
+    progress: Progress | None = None
+    end: JobEnd | None = None
+    undo: Undo | None = None
+    #: The plan report (markdown) that conductor.showPlan opens.
     report: str = ""
-    undo: dict[str, tuple[str, str]] = field(default_factory=dict)
-    checkpoint_ref: str = ""
-    #: The fix loop's report (its candidates, for Show Candidates).
-    fix_report: FixReport | None = None
-    #: The job's id in episodes (editor jobs; a fix loop's is its checkpoint).
-    episode_job: str = ""
-    started: float = field(default_factory=time.monotonic)
-    steps_total: int = 0
-    steps_done: int = 0
+    #: A fix's report: its candidates, for Show Candidates.
+    fix: FixReport | None = None
 
     def on_event(self, event: Event) -> None:
-        """Engine and loop events as progress reports, in the words the terminal uses."""
-        if isinstance(event, PlanDone):
-            self.result = event.result
-            return
-        if self.progress is None:
-            return
-        percentage: int | None = None
-        if isinstance(event, PlanReady):
-            self.steps_total = len(event.plan.steps)
-            percentage = 5
-        elif isinstance(event, StepFinished):
-            self.steps_done += 1
-            percentage = self._pct()
-        elif isinstance(event, (StepStarted, StepWorking)):
-            percentage = self._pct()
-        self.progress.report(describe_event(event), percentage)
+        if self.progress is not None:
+            self.progress.event(event)
 
-    def _pct(self) -> int:
-        return min(95, 5 + int(90 * self.steps_done / max(1, self.steps_total)))
+    def ended(self, outcome: str, message: str) -> None:
+        self.end = JobEnd(outcome, message)
+        if self.progress is not None:
+            self.progress.end(message)
 
 
 class Reviews:
@@ -185,14 +200,10 @@ class JobManager:
         try:
             await body(job)
         except asyncio.CancelledError:
-            job.outcome, job.message = "cancelled", "cancelled"
-            if job.progress:
-                job.progress.end("cancelled")
+            job.ended("cancelled", "cancelled")
         except Exception as e:  # a job's bug or a bad configuration: end it, say why
             log.exception("job %s failed", job.id)
-            job.outcome, job.message = "failed", f"failed: {e}"
-            if job.progress:
-                job.progress.end(job.message)
+            job.ended("failed", f"failed: {e}")
 
     def cancel(self, job_id: str | None = None) -> list[str]:
         """Cancel one job (or all); returns the ids cancelled."""

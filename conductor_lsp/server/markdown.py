@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..jobs import JobResult
+from ..jobs import RunResult
 from ..plan import access_text
 
 
-def diagram(result: JobResult) -> str:
+def diagram(result: RunResult) -> str:
     """A mermaid flowchart: one node per step, an arrow for each step another may see."""
     lines = ["```mermaid", "flowchart LR"]
     lines.append('  T(["task"])')
@@ -21,7 +21,7 @@ def diagram(result: JobResult) -> str:
     return "\n".join(lines)
 
 
-def job_report(title: str, result: JobResult, edits: list[str], errors: str) -> str:
+def job_report(title: str, result: RunResult, edits: list[str], errors: str) -> str:
     out = [
         f"# {title}",
         "",

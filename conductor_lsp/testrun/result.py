@@ -55,10 +55,10 @@ class TestRun:
         return None
 
     def state(self) -> str:
-        """The run in a few words, the same in every door: "passed", "2 failing", "timed
-        out after 60s", or a failure that names no test."""
+        """The run in a few words, the same in every door and every report: "green", "2
+        failing", "timed out after 60s", or a failure that names no test."""
         if self.passed:
-            return "passed"
+            return "green"
         if self.timed_out:
             return f"timed out after {self.seconds:.0f}s"
         if self.failing != UNKNOWN_FAILURES:

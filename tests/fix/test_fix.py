@@ -51,7 +51,7 @@ def test_fix_turns_a_buggy_repo_green(repo: Path, standin: StandIn) -> None:
     out = fix(repo)
     assert out.returncode == 0, out.stdout + out.stderr
     assert (repo / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")
-    assert "outcome: green" in out.stdout and "tests: 1 failing -> passed" in out.stdout
+    assert "outcome: green" in out.stdout and "tests: 1 failing -> green" in out.stdout
     assert "-    return a - b" in out.stdout and "+    return a + b" in out.stdout  # the diff
     assert "refs/conductor/checkpoints/" in out.stdout and "coder" in out.stdout
     # The second round told the conductor and workers what happened in the first.
@@ -363,5 +363,5 @@ def test_review_writes_the_accepted_hunk_alone_and_tests_it(repo: Path, standin:
     )
     assert (repo / "calc.py").read_text() == BUGGY.replace("a - b", "a + b")  # no comment
     assert "not tested without the rest" in out.stdout
-    assert "tests after review: passed" in out.stdout
+    assert "tests after review: green" in out.stdout
     assert out.returncode == 0, out.stdout + out.stderr

@@ -53,7 +53,7 @@ async def test_an_agent_fixes_a_repository_and_undoes_it(tmp_path: Path) -> None
             fixed = payload(result)
             assert fixed["passed"] is True and fixed["written"] == ["calc.py"]
             # What the tests said, as the command line says it: counts and names.
-            assert fixed["tests"] == "1 failing -> passed"
+            assert fixed["tests"] == "1 failing -> green"
             before, after = fixed["tests_before"], fixed["tests_after"]
             assert before["failing"] == 1 and before["failing_tests"] == ["test_calc.py::test_add"]
             assert after["passed"] is True and after["failing_tests"] == []

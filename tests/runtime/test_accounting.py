@@ -213,7 +213,7 @@ def test_the_floor_runs_the_baseline_beside_the_plan(tmp_path: Path, standin: St
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "round 1 (conductor):" in out.stdout and "round 1 (floor):" in out.stdout
-    assert "candidate round 1, floor step 0 (strong): edited calc.py; tests passed" in out.stdout
+    assert "candidate round 1, floor step 0 (strong): edited calc.py; tests green" in out.stdout
     assert {"planner", "strong"} <= {s.body["model"] for s in standin.seen}
     # The baseline works from the round's start, never from the weak worker's edit.
     strong = next(s for s in standin.seen if s.body["model"] == "strong")

@@ -109,7 +109,7 @@ async def test_vs_code_is_asked_why_for_unticked_hunks_and_tries_again_with_the_
         assert "+    return eval" in asked[0]["hunks"][0]["diff"]
         assert REASON in standin.seen[1].prompt()  # the reason reached the worker
         assert len(editor.edits) == 2 and len(asked) == 1  # the retry's fix, all ticked
-        assert "tests 1 failing -> passed" in end.message
+        assert "tests 1 failing -> green" in end.message
     assert (ws / "calc.py").read_text() == GREEN
     rejected = [e for e in episodes(ws) if e.rejected]
     assert rejected and REASON in rejected[0].rejected[0]
@@ -154,7 +154,7 @@ async def test_review_notification_answered_with_a_reason_tries_again_with_it(
             {"id": _get(shown[1], "id"), "accepted": [h["index"] for h in second]},
         )
         end = await job_end(client, res["jobId"])
-        assert "tests 1 failing -> passed" in end.message
+        assert "tests 1 failing -> green" in end.message
     assert (ws / "calc.py").read_text() == GREEN
 
 
