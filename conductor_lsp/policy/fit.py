@@ -19,7 +19,7 @@ from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
 from . import rates
 from .features import Action, Parts, feature_parts, sigmoid, task_head
-from .predict import Policy, index, shrunk
+from .predict import Bill, Policy, index, shrunk
 
 WORD_DROPOUT = 0.7
 #: How far one pass of an online update moves an example's own log-odds, at most.
@@ -201,10 +201,10 @@ def _rows(policy: Policy, examples: Sequence[Example]) -> list[tuple[Example, Pa
 def add_bills(policy: Policy, examples: Sequence[Example]) -> None:
     """Each action's worker's bills: answers, $ and seconds."""
     for e in examples:
-        bill = policy.bills.setdefault(e.action.worker, [0.0, 0.0, 0.0])
-        bill[0] += 1
-        bill[1] += e.cost
-        bill[2] += e.seconds
+        bill = policy.bills.setdefault(e.action.worker, Bill())
+        bill.answers += 1
+        bill.cost += e.cost
+        bill.seconds += e.seconds
 
 
 def add_rates(policy: Policy, examples: Sequence[Example], keep: float = 1.0) -> None:

@@ -17,6 +17,7 @@ it was trained on and its held-out figures. A file that is not a policy is a
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -41,12 +42,14 @@ from .features import (
     sigmoid,
     task_features,
 )
+from .rates import Rate
 from .stop import StopRule
 
 FORMAT = "conductor-lsp-policy"
-VERSION = 2
-#: Version 1 files are read too (they have no hidden-state features).
-READS = (1, 2)
+VERSION = 3
+#: Older files are read too: version 1 has no hidden-state features, versions 1 and 2
+#: write bills and rates as positional lists.
+READS = (1, 2, 3)
 WORDINGS = {"direct": DIRECT, "cause": CAUSE}
 #: Answers a worker new to a known pool is tried for at the policy's target chance.
 TRIALS = 2
@@ -65,12 +68,36 @@ def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 40
         del memo[next(iter(memo))]
 
 
+def _bill(v: Any) -> Bill:
+    """A worker's bill as written: {"answers", "cost", "seconds"}, or before version 3 a
+    list [answers, $, seconds]."""
+    if isinstance(v, dict):
+        return Bill(float(v["answers"]), float(v["cost"]), float(v["seconds"]))
+    return Bill(*[float(x) for x in v][:3])
+
+
+def _rate(v: Any) -> Rate:
+    """A rate as written: {"green", "judged"}, or before version 3 a list [green, judged]."""
+    if isinstance(v, dict):
+        return Rate(float(v["green"]), float(v["judged"]))
+    return Rate(*[float(x) for x in v][:2])
+
+
+@dataclass
+class Bill:
+    """What a worker's answers were billed, summed: how many, $ and seconds."""
+
+    answers: float = 0.0
+    cost: float = 0.0
+    seconds: float = 0.0
+
+
 @dataclass
 class Policy:
     weights: dict[int, float] = field(default_factory=dict)
     wordings: dict[str, str] = field(default_factory=lambda: dict(WORDINGS))
-    #: Per worker name: [answers billed, total $, total seconds].
-    bills: dict[str, list[float]] = field(default_factory=dict)
+    #: Per worker name: what its answers were billed.
+    bills: dict[str, Bill] = field(default_factory=dict)
     #: What it was fitted on, when, and its held-out figures (for doctor).
     about: dict[str, Any] = field(default_factory=dict)
     target: float = 0.8
@@ -80,10 +107,10 @@ class Policy:
     stop: StopRule | None = None
     #: The bonus a worker with no answers billed gets on its chance (see ``hopeful``).
     explore: float = 0.3
-    #: [green, judged] per worker within an action kind (``rates.keys``; a key without a
+    #: Verdicts per worker within an action kind (``rates.keys``; a key without a
     #: worker, from older files, counts for the kind): the base rate the fitted weights'
     #: chance is shrunk toward (see ``p_green`` and ``base_rate``).
-    prior: dict[str, list[float]] = field(default_factory=dict)
+    prior: dict[str, Rate] = field(default_factory=dict)
     #: How far the fitted weights are trusted against ``prior`` (1: the weights alone),
     #: as ``fit`` measured it on verdicts of tasks it had left out.
     trust: float = 1.0
@@ -167,11 +194,11 @@ class Policy:
         billed gets at least ``target`` for its first ``TRIALS`` answers: a worker new to
         the pool gets tried (its name has no weight yet, and its ranks may carry another's
         failures). A pool it never billed is read by ranks alone, as fitted."""
-        known = [w.name for w in pool if self.bills.get(w.name, [0.0])[0] > 0]
+        known = [w.name for w in pool if self._answers(w.name) > 0]
         chance = self.p_green(brief, action, pool)
         if not known or self.explore <= 0:
             return chance
-        answers = self.bills.get(action.worker, [0.0])[0]
+        answers = self._answers(action.worker)
         chance += self.explore / (1 + answers)
         if answers < TRIALS:
             chance = max(chance, self.target)
@@ -183,21 +210,25 @@ class Policy:
         nominal prompt and answer would make it look dearer or cheaper than the pool's
         real answers, and a new cheap worker was never tried)."""
         bill = self.bills.get(action.worker)
-        if bill and bill[0]:
-            return bill[1] / bill[0]
+        if bill and bill.answers:
+            return bill.cost / bill.answers
         info = next((w for w in pool if w.name == action.worker), None)
         if info is None:
             return math.inf
         nominal = nominal_cost(info, prompt_tokens)
         billed = [(self.bills[w.name], nominal_cost(w, prompt_tokens)) for w in pool
-                  if self.bills.get(w.name, [0.0])[0] > 0]  # fmt: skip
-        scales = [b[1] / b[0] / price for b, price in billed if price > 0]
+                  if self._answers(w.name) > 0]  # fmt: skip
+        scales = [b.cost / b.answers / price for b, price in billed if price > 0]
         return nominal * sum(scales) / len(scales) if scales else nominal
 
     def seconds(self, action: Action) -> float:
         """Seconds for one answer, as billed so far (0 when unknown)."""
         bill = self.bills.get(action.worker)
-        return bill[2] / bill[0] if bill and bill[0] else 0.0
+        return bill.seconds / bill.answers if bill and bill.answers else 0.0
+
+    def _answers(self, worker: str) -> float:
+        bill = self.bills.get(worker)
+        return bill.answers if bill is not None else 0.0
 
     def actions(self, pool: Sequence[WorkerInfo]) -> list[Action]:
         return [Action(w.name, k) for w in pool if not w.is_tool for k in self.wordings]
@@ -259,9 +290,9 @@ class Policy:
             "target": self.target,
             "explore": self.explore,
             "wordings": self.wordings,
-            "bills": self.bills,
+            "bills": {name: dataclasses.asdict(b) for name, b in self.bills.items()},
             "about": self.about,
-            "prior": self.prior,
+            "prior": {key: dataclasses.asdict(r) for key, r in self.prior.items()},
             "trust": self.trust,
             "reds": self.reds,
             "weights": {str(k): round(v, 6) for k, v in self.weights.items() if abs(v) > 1e-9},
@@ -287,11 +318,11 @@ class Policy:
             return cls(
                 weights={int(k): float(v) for k, v in data["weights"].items()},
                 wordings={str(k): str(v) for k, v in data["wordings"].items()},
-                bills={str(k): [float(x) for x in v][:3] for k, v in data["bills"].items()},
+                bills={str(k): _bill(v) for k, v in data["bills"].items()},
                 about=dict(data.get("about") or {}),
                 target=float(data.get("target", 0.8)),
                 explore=float(data.get("explore", 0.3)),
-                prior={str(k): [float(x) for x in v][:2] for k, v in data.get("prior", {}).items()},
+                prior={str(k): _rate(v) for k, v in data.get("prior", {}).items()},
                 trust=float(data.get("trust", 1.0)),
                 reds={str(k): float(v) for k, v in data.get("reds", {}).items()},
                 hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,

@@ -8,9 +8,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ..protocols import WorkerInfo
 from .features import Action, kind
+
+
+@dataclass
+class Rate:
+    """Verdicts counted in one key: how many were green of how many judged (online,
+    older ones fade, so both may be fractions)."""
+
+    green: float = 0.0
+    judged: float = 0.0
+
 
 #: How many verdicts a worker's other kinds, and its kind's other workers, weigh in its
 #: base rate (``base_rate``).
@@ -29,16 +40,16 @@ def keys(view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]) -> tup
     return None if k is None else (k, f"{k}|worker:{action.worker}")
 
 
-def count(prior: dict[str, list[float]], key: str, green: bool, keep: float = 1.0) -> None:
-    """One verdict into ``key``'s [green, judged], after keeping ``keep`` of what it had
-    counted (1: all, as a fit counts; an online update forgets)."""
-    rate = prior.setdefault(key, [0.0, 0.0])
-    rate[0] = rate[0] * keep + green
-    rate[1] = rate[1] * keep + 1
+def count(prior: dict[str, Rate], key: str, green: bool, keep: float = 1.0) -> None:
+    """One verdict into ``key``'s rate, after keeping ``keep`` of what it had counted
+    (1: all, as a fit counts; an online update forgets)."""
+    rate = prior.setdefault(key, Rate())
+    rate.green = rate.green * keep + green
+    rate.judged = rate.judged * keep + 1
 
 
 def watch(
-    prior: dict[str, list[float]],
+    prior: dict[str, Rate],
     reds: dict[str, float],
     view: Sequence[str],
     action: Action,
@@ -62,14 +73,14 @@ def watch(
         return False
     mine = f"|worker:{action.worker}"
     for k, rate in prior.items():
-        if k.endswith(mine) and rate[1] > RESTART:
-            rate[0], rate[1] = rate[0] * RESTART / rate[1], RESTART
+        if k.endswith(mine) and rate.judged > RESTART:
+            rate.green, rate.judged = rate.green * RESTART / rate.judged, RESTART
     del reds[action.worker]
     return True
 
 
 def base_rate(
-    prior: Mapping[str, Sequence[float]],
+    prior: Mapping[str, Rate],
     view: Sequence[str],
     action: Action,
     pool: Sequence[WorkerInfo],
@@ -88,18 +99,18 @@ def base_rate(
         return None
     kind_key, own_key = found
     mine = f"|worker:{action.worker}"
-    own = prior.get(own_key, (0.0, 0.0))
-    its, theirs = [0.0, 0.0], [0.0, 0.0]  # one pass over the counts for both
-    for k, (green, judged) in prior.items():
+    own = prior.get(own_key, Rate())
+    its, theirs = Rate(), Rate()  # one pass over the counts for both
+    for k, rate in prior.items():
         into = its if k.endswith(mine) else theirs if _of_kind(k, kind_key) else None
         if into is not None and k != own_key:
-            into[0], into[1] = into[0] + green, into[1] + judged
-    if not own[1] and not its[1] and not theirs[1]:
+            into.green, into.judged = into.green + rate.green, into.judged + rate.judged
+    if not own.judged and not its.judged and not theirs.judged:
         return None
     mean, weight = 0.5, 1.0
-    for green, judged in (theirs, its, own):  # each shrunk toward the one before
-        if judged:
-            mean, weight = (green + weight * mean) / (judged + weight), OWN_WEIGHT
+    for r in (theirs, its, own):  # each shrunk toward the one before
+        if r.judged:
+            mean, weight = (r.green + weight * mean) / (r.judged + weight), OWN_WEIGHT
     return mean
 
 

@@ -121,5 +121,5 @@ def test_a_worker_with_a_long_record_that_turns_bad_is_dropped_within_dozens_of_
     add_rates(steady, record)
     for k in range(40):  # the same record, then the same worker as it was
         add_rates(steady, [Example(brief, pool, record[0].action, k % 4 != 0)], FORGET)
-        kept = [n for key, (_, n) in steady.prior.items() if key.endswith("|worker:old")]
+        kept = [r.judged for key, r in steady.prior.items() if key.endswith("|worker:old")]
         assert min(kept) > 2 * rates.RESTART, (k, kept)  # faded (to 5 at least), never cut

@@ -14,6 +14,7 @@ from test_policy import table_examples
 from conductor_lsp import FileContext, Task
 from conductor_lsp.policy import Action, Example, Policy, fit
 from conductor_lsp.policy.fit import nudge
+from conductor_lsp.policy.predict import Bill
 from conductor_lsp.protocols import WorkerInfo
 
 WORKERS = pool("c0", "d0", 0.5)
@@ -70,7 +71,7 @@ def test_red_verdicts_one_after_another_bring_the_chance_down_step_by_step() -> 
 def test_a_worker_never_billed_is_priced_as_the_billed_workers_bills_compare() -> None:
     big = WorkerInfo("big", "", 3.0, 15.0, "openai")
     new = WorkerInfo("new", "", 0.15, 0.6, "openai")
-    policy = Policy(bills={"big": [4.0, 0.004, 8.0]})  # $0.001 an answer, short answers
+    policy = Policy(bills={"big": Bill(4.0, 0.004, 8.0)})  # $0.001 an answer, short answers
     cost = policy.cost(Action("new", "direct"), [big, new], 2000)
     nominal = (2000 * 0.15 + 600 * 0.6) / (2000 * 3.0 + 600 * 15.0)
     assert cost == pytest.approx(0.001 * nominal)

@@ -340,7 +340,7 @@ def test_online_learning_updates_the_policy_after_a_fix_job(
     policy = Policy.load(root / "p.json")
     judged = sum(1 for c in report.candidates if c.verdict is not None)  # type: ignore[attr-defined]
     assert policy.about["online_updates"] == 1 and policy.about["examples"] == judged >= 1
-    assert policy.bills["big"][0] >= 1  # what big's answers cost is known now
+    assert policy.bills["big"].answers >= 1  # what big's answers cost is known now
 
 
 def test_a_cheap_first_pick_that_changes_nothing_escalates_in_the_same_round(
@@ -397,3 +397,33 @@ def test_the_escalation_asks_the_strongest_what_static_asks_it_first(
         DIRECT in json.dumps(firsts["policy"])
         and "previous" not in json.dumps(firsts["policy"]).lower()
     )
+
+
+def test_a_policy_written_before_version_3_is_read_with_its_bills_and_rates(
+    tmp_path: Path,
+) -> None:
+    """Versions 1 and 2 wrote bills and rates as positional lists; they read as the
+    records they are, and the file is written back in the named form."""
+    from conductor_lsp.policy.predict import Bill
+    from conductor_lsp.policy.rates import Rate
+
+    old = {
+        "format": "conductor-lsp-policy",
+        "version": 2,
+        "target": 0.8,
+        "wordings": {"direct": "Fix it."},
+        "bills": {"big": [4, 0.02, 12.0]},
+        "prior": {"price:cheapest|worker:big": [3.0, 4.0]},
+        "weights": {},
+    }
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    policy = Policy.load(path)
+    assert policy.bills == {"big": Bill(4.0, 0.02, 12.0)}
+    assert policy.prior == {"price:cheapest|worker:big": Rate(3.0, 4.0)}
+    policy.save(path)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert written["version"] == 3
+    assert written["bills"] == {"big": {"answers": 4.0, "cost": 0.02, "seconds": 12.0}}
+    assert written["prior"] == {"price:cheapest|worker:big": {"green": 3.0, "judged": 4.0}}
+    assert Policy.load(path) == policy

@@ -89,7 +89,7 @@ def test_a_hidden_state_policy_round_trips_and_refuses_a_conductor_without_its_m
     path = tmp_path / "p.json"
     policy.save(path)
     again = Policy.load(path)
-    assert again.hidden == policy.hidden and json.loads(path.read_text())["version"] == 2
+    assert again.hidden == policy.hidden and json.loads(path.read_text())["version"] == 3
     brief = twin(7)
     for p in (policy, again):
         p.see(brief, reading(1, 7))

@@ -4,6 +4,7 @@ that only happened to go with a verdict are not."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from helpers import FAIL
@@ -13,6 +14,7 @@ from test_policy import table_examples, task
 from conductor_lsp import FileContext, Task
 from conductor_lsp.policy import Action, Example, Policy, fit
 from conductor_lsp.policy.fit import FORGET, nudge
+from conductor_lsp.policy.rates import Rate
 
 VOCAB = ["parser", "cache", "index", "window", "buffer", "token"]
 
@@ -56,15 +58,15 @@ def test_words_that_tell_the_workers_apart_are_trusted() -> None:
 def test_an_online_update_counts_its_verdicts_into_the_base_rates() -> None:
     policy = Policy()
     fit(policy, table_examples())
-    before = {k: list(v) for k, v in policy.prior.items()}
+    before = {k: dataclasses.replace(v) for k, v in policy.prior.items()}
     brief, workers = task("bugfix", 50).brief(), pool("c", "d")
     nudge(policy, [Example(brief, workers, Action("c", "direct"), False, 0.001)])
     changed = {k for k in policy.prior if policy.prior[k] != before.get(k)}
     assert len(changed) == 1
     (k,) = changed
     assert k.startswith("price:cheapest") and k.endswith("|worker:c")
-    green, judged = before.get(k, [0.0, 0.0])
-    assert policy.prior[k] == [green * FORGET, judged * FORGET + 1]  # older verdicts fade
+    was = before.get(k, Rate())
+    assert policy.prior[k] == Rate(was.green * FORGET, was.judged * FORGET + 1)  # older fade
 
 
 def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds() -> None:
