@@ -5,12 +5,14 @@ on, checked once where the JSON is read.
 Four record types go to the file, one JSON object a line, joined by id on reading:
 ``Episode`` (a plan: what the conductor was asked, wrote and cost), ``OutcomeRecord``
 (what its best answer did, and each candidate's own verdict as a ``Leaf``), ``UndoRecord``
-and ``ReviewRecord`` (the user undid a job, or rejected hunks of its fix). Each has
-``to_json``, the one way it is written, and ``from_json``, the one way it is read; a
-record of a schema version this code does not know is refused (``EpisodeFormatError``),
-so a reader never guesses at fields it does not understand.
+and ``ReviewRecord`` (the user undid a job, or rejected hunks of its fix). Each is
+written and read as its fields under their own names through one converter
+(``convert``); a record of a schema version this code does not know is refused
+(``EpisodeFormatError``), so a reader never guesses at fields it does not understand.
 
-Versions: 1, the first; 2 adds each candidate's own verdict (``leaves``) to outcomes.
+Versions: 1, the first; 2 adds each candidate's own verdict (``leaves``) to outcomes;
+3 writes an episode as its fields (before: the task and workers under ``inputs``, the
+lane as ``by``, the bills as ``steps``, the run's end under ``result``), read still.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from ..plan import Lane, Plan, Step
 from ..protocols import WorkerInfo
 from ..testrun import TestRun
 from ..usage import Usage
+from .convert import read, without, write
 
-SCHEMA_VERSION = 2
-KNOWN_VERSIONS = frozenset({1, 2})
+SCHEMA_VERSION = 3
+KNOWN_VERSIONS = frozenset({1, 2, 3})
 #: How much of why edits were refused a record keeps: a leaf's, and an outcome's.
 LEAF_REFUSED_KEEP = 500
 OUTCOME_REFUSED_KEEP = 2_000
@@ -53,27 +56,6 @@ class Leaf:
     refused: str = ""
     green: bool = False
     failing_after: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "worker": self.worker,
-            "applied": list(self.applied),
-            "refused": self.refused,
-            "green": self.green,
-            "failing_after": self.failing_after,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Leaf:
-        return cls(
-            int(d.get("step", 0)),
-            str(d.get("worker", "")),
-            tuple(d.get("applied") or ()),
-            str(d.get("refused") or ""),
-            bool(d.get("green")),
-            None if d.get("failing_after") is None else int(d["failing_after"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -126,32 +108,11 @@ class OutcomeRecord:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "outcome",
-            "id": self.id,
-            "failing_before": _list(self.failing_before),
-            "failing_after": _list(self.failing_after),
-            "broke": _list(self.broke),
-            "applied": list(self.applied),
-            "refused": self.refused,
-            "green": self.green,
-            "leaves": [leaf.to_json() for leaf in self.leaves],
-            "alone": self.alone,
-        }
+        return write(self, "outcome")
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> OutcomeRecord:
-        return cls(
-            _ids(d.get("failing_before")),
-            _ids(d.get("failing_after")),
-            _ids(d.get("broke")),
-            tuple(d.get("applied") or ()),
-            str(d.get("refused") or ""),
-            bool(d.get("green")),
-            tuple(Leaf.from_json(x) for x in d.get("leaves") or () if isinstance(x, Mapping)),
-            str(d.get("id") or ""),
-            float(d.get("alone") or 0.0),
-        )
+        return read(d, cls, f"outcome {d.get('id')!r}")
 
 
 @dataclass(frozen=True)
@@ -165,29 +126,6 @@ class StepBill:
     skipped: str = ""
     role: str = "generation"
     usage: Usage = Usage()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "worker": self.worker,
-            "role": self.role,
-            "usage": self.usage.to_json(),
-            "cost": self.cost,
-            "seconds": round(self.seconds, 3),
-            "error": self.error,
-            "skipped": self.skipped,
-        }
-
-    @classmethod
-    def from_json(cls, s: Mapping[str, Any]) -> StepBill:
-        return cls(
-            str(s.get("worker", "")),
-            float(s.get("cost") or 0.0),
-            float(s.get("seconds") or 0.0),
-            str(s.get("error") or ""),
-            str(s.get("skipped") or ""),
-            str(s.get("role") or "generation"),
-            Usage.from_json(s.get("usage") or {}),
-        )
 
 
 def new_id() -> str:
@@ -257,32 +195,9 @@ class Episode:
         return dataclasses.replace(self, outcome=outcome)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``episode`` record; its outcome, undo and review are records of their own."""
-        return {
-            "type": "episode",
-            "version": self.version,
-            "id": self.id,
-            "time": self.time,
-            "job": self.job,
-            "round": self.round,
-            "by": str(self.lane),
-            "conductor": self.conductor,
-            "inputs": {
-                "task": self.task,
-                "workers": [dataclasses.asdict(w) for w in self.workers],
-                "max_steps": self.max_steps,
-            },
-            "raw": self.plan.raw,
-            "plan": self.plan.to_json(),
-            "fallback": self.plan.error,
-            "steps": [b.to_json() for b in self.bills],
-            "result": {
-                "outcome": self.result,
-                "reason": self.reason,
-                "cost": self.cost,
-                "seconds": round(self.seconds, 3),
-            },
-        }
+        """The ``episode`` record, its fields under their own names; its outcome, undo and
+        review are records of their own."""
+        return write(self, "episode")
 
     @classmethod
     def from_json(
@@ -293,39 +208,48 @@ class Episode:
         rejected: tuple[str, ...] = (),
     ) -> Episode:
         version = record.get("version", 1)
+        what = f"episode {record.get('id')!r}"
         if version not in KNOWN_VERSIONS:
             raise EpisodeFormatError(
-                f"episode {record.get('id')!r} has schema version {version!r}; this version of "
+                f"{what} has schema version {version!r}; this version of "
                 f"conductor-lsp reads {', '.join(map(str, sorted(KNOWN_VERSIONS)))}"
             )
-        try:
-            inputs = record.get("inputs") or {}
-            plan = record.get("plan") or {}
-            result = record.get("result") or {}
-            fallback = str(record.get("fallback") or plan.get("error") or "")
-            return cls(
-                id=str(record["id"]),
-                version=int(version),
-                time=float(record.get("time") or 0.0),
-                job=str(record.get("job") or ""),
-                round=int(record.get("round") or 0),
-                lane=Lane.read(str(record.get("by") or "")),
-                conductor=str(record.get("conductor") or ""),
-                task=str(inputs.get("task") or ""),
-                workers=tuple(WorkerInfo(**w) for w in inputs.get("workers") or ()),
-                max_steps=int(inputs.get("max_steps") or 5),
-                plan=Plan.from_json(plan, raw=str(record.get("raw") or ""), error=fallback),
-                bills=tuple(StepBill.from_json(s) for s in record.get("steps") or ()),
-                result=str(result.get("outcome") or ""),
-                reason=str(result.get("reason") or ""),
-                cost=float(result.get("cost") or 0.0),
-                seconds=float(result.get("seconds") or 0.0),
-                outcome=None if outcome is None else OutcomeRecord.from_json(outcome),
-                undone=undone,
-                rejected=rejected,
-            )
-        except (KeyError, TypeError, ValueError) as e:
-            raise EpisodeFormatError(f"episode {record.get('id')!r} is damaged: {e}") from e
+        episode = read(record, cls, what) if version >= 3 else _before_3(record, what)
+        joined = None if outcome is None else OutcomeRecord.from_json(outcome)
+        return dataclasses.replace(episode, outcome=joined, undone=undone, rejected=rejected)
+
+
+def _before_3(record: Mapping[str, Any], what: str) -> Episode:
+    """An episode as versions 1 and 2 wrote it: the task and workers under ``inputs``, the
+    lane as ``by``, the bills as ``steps``, the run's end under ``result``."""
+    try:
+        inputs = record.get("inputs") or {}
+        plan = record.get("plan") or {}
+        result = record.get("result") or {}
+        fallback = str(record.get("fallback") or plan.get("error") or "")
+        return Episode(
+            id=str(record["id"]),
+            version=int(record.get("version", 1)),
+            time=float(record.get("time") or 0.0),
+            job=str(record.get("job") or ""),
+            round=int(record.get("round") or 0),
+            lane=Lane.read(str(record.get("by") or "")),
+            conductor=str(record.get("conductor") or ""),
+            task=str(inputs.get("task") or ""),
+            workers=tuple(WorkerInfo(**w) for w in inputs.get("workers") or ()),
+            max_steps=int(inputs.get("max_steps") or 5),
+            plan=Plan.from_json(plan, raw=str(record.get("raw") or ""), error=fallback),
+            bills=tuple(read(b, StepBill, f"{what}'s bill") for b in record.get("steps") or ()),
+            result=str(result.get("outcome") or ""),
+            reason=str(result.get("reason") or ""),
+            cost=float(result.get("cost") or 0.0),
+            seconds=float(result.get("seconds") or 0.0),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise EpisodeFormatError(f"{what} is damaged: {e}") from e
+
+
+without(Episode, "outcome", "undone", "rejected")
 
 
 @dataclass(frozen=True)
@@ -336,11 +260,11 @@ class UndoRecord:
     time: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "undo", "job": self.job, "time": self.time}
+        return write(self, "undo")
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> UndoRecord:
-        return cls(str(d["job"]), float(d.get("time") or 0.0))
+        return read(d, cls, "an undo record")
 
 
 @dataclass(frozen=True)
@@ -352,19 +276,11 @@ class ReviewRecord:
     time: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "review",
-            "job": self.job,
-            "rejected": list(self.rejected),
-            "time": self.time,
-        }
+        return write(self, "review")
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ReviewRecord:
-        why = d.get("rejected")
-        if not isinstance(why, list):
-            raise EpisodeFormatError(f"review of job {d.get('job')!r} has no list of hunks")
-        return cls(str(d["job"]), tuple(str(w) for w in why), float(d.get("time") or 0.0))
+        return read(d, cls, f"review of job {d.get('job')!r}")
 
 
 Record = Episode | OutcomeRecord | UndoRecord | ReviewRecord

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..context.repo_map import RepoMap
+from ..episodes.convert import as_data
 from ..episodes.records import OutcomeRecord
 from ..plan import Lane, Plan, Step
 from ..policy import Option
@@ -168,7 +169,7 @@ class WaveRunner:
         if attempt.run.trace_path:
             trace = Trace(Path(attempt.run.trace_path), session.pool.secrets())
             for leaf in leaves:
-                trace.write("verdict", **leaf.to_json())
+                trace.write("verdict", **as_data(leaf))
             trace.close()
         runs = [(c, c.tests) for c in mine if c.tests is not None]
         top = min(runs, key=lambda pair: pair[1].failing, default=None)

@@ -94,11 +94,11 @@ def test_a_fix_job_records_episodes_without_keys_and_undo_marks_them(
     records = [json.loads(line) for line in raw.splitlines()]
     assert [r["type"] for r in records] == ["episode", "outcome"]
     e, o = records
-    assert e["version"] == 2 and e["round"] == 1 and e["conductor"] == "openai"
-    assert [w["name"] for w in e["inputs"]["workers"]] == ["coder", "tests"]
-    assert "## Task" in e["inputs"]["task"] and "calc.py" in e["inputs"]["task"]
-    assert e["raw"] == PLAN and e["plan"]["steps"][0]["worker"] == "coder"
-    assert e["steps"][0]["usage"]["input_tokens"] > 0 and e["result"]["cost"] > 0
+    assert e["version"] == 3 and e["round"] == 1 and e["conductor"] == "openai"
+    assert [w["name"] for w in e["workers"]] == ["coder", "tests"]
+    assert "## Task" in e["task"] and "calc.py" in e["task"]
+    assert e["plan"]["raw"] == PLAN and e["plan"]["steps"][0]["worker"] == "coder"
+    assert e["bills"][0]["usage"]["input_tokens"] > 0 and e["cost"] > 0
     assert o["failing_before"] == ["test_calc.py::test_add"] and o["failing_after"] == []
     assert o["green"] and o["applied"] == ["calc.py"]
     summary = cli("episodes", str(root), "--summary")

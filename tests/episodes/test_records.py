@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conductor_lsp.episodes.convert import as_data, read
 from conductor_lsp.episodes.log import EpisodeLog, read_episodes
 from conductor_lsp.episodes.records import (
     Episode,
@@ -18,6 +19,7 @@ from conductor_lsp.episodes.records import (
     StepBill,
     UndoRecord,
 )
+from conductor_lsp.errors import EpisodeFormatError
 from conductor_lsp.plan import ConductorCall, Lane, Plan, Step
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.secrets import Secret
@@ -81,8 +83,8 @@ EPISODE = Episode(
     ids=lambda r: type(r).__name__,
 )
 def test_each_record_round_trips(record: object) -> None:
-    data = json.loads(json.dumps(record.to_json()))  # type: ignore[attr-defined]
-    assert type(record).from_json(data) == record  # type: ignore[attr-defined]
+    data = json.loads(json.dumps(as_data(record)))
+    assert read(data, type(record), "a record") == record
 
 
 def test_an_episode_round_trips_with_its_plan_and_bills() -> None:
@@ -90,7 +92,29 @@ def test_an_episode_round_trips_with_its_plan_and_bills() -> None:
     back = Episode.from_json(data, json.loads(json.dumps(OUTCOME.to_json())))
     assert back == dataclasses.replace(EPISODE, outcome=OUTCOME)
     assert back.asked_model and back.source == "openai" and back.steps == PLAN.steps
-    assert data["by"] == "conductor" and data["plan"] == PLAN.to_json()
+    # Written under the fields' own names: no key drifts from its field.
+    fields = {f.name for f in dataclasses.fields(Episode)} - {"outcome", "undone", "rejected"}
+    assert set(data) == {"type", *fields}
+    assert data["lane"] == "conductor" and data["plan"] == as_data(PLAN)
+
+
+def test_a_file_written_by_version_2_is_read_as_it_was_written() -> None:
+    """tests/episodes/written-by-version-2.jsonl was written by the code before version 3
+    (the lane as "by", the task under "inputs", the bills as "steps"), from the records
+    above; it reads as them."""
+    (back,) = read_episodes(Path(__file__).parent / "written-by-version-2.jsonl")
+    expected = dataclasses.replace(
+        EPISODE, version=2, outcome=OUTCOME, undone=True, rejected=("calc.py:1-2: too wide",)
+    )
+    assert back == expected
+
+
+def test_a_damaged_record_is_named_not_a_traceback() -> None:
+    data = dict(EPISODE.to_json(), lane="sideways", round="two")
+    with pytest.raises(EpisodeFormatError, match=r"episode 'e1' is damaged: .*lane"):
+        Episode.from_json(data)
+    with pytest.raises(EpisodeFormatError, match="review of job 'j' is damaged"):
+        ReviewRecord.from_json({"type": "review", "job": "j", "rejected": "not a list"})
 
 
 def test_a_plan_round_trips() -> None:
@@ -99,7 +123,9 @@ def test_a_plan_round_trips() -> None:
 
 
 def test_the_floor_lane_of_older_records_is_read_as_the_floor() -> None:
-    old = dict(EPISODE.to_json(), by="baseline")
+    written = Path(__file__).parent / "written-by-version-2.jsonl"
+    first = json.loads(written.read_text(encoding="utf-8").splitlines()[0])
+    old = dict(first, by="baseline")
     assert Episode.from_json(old).lane is Lane.FLOOR
     assert Episode.from_json(dict(old, by="floor")).lane is Lane.FLOOR
 
