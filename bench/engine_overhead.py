@@ -55,7 +55,7 @@ async def timed(session: Session, plan: Plan) -> float:
 
 async def fix_round(root: Path, url: str, leaves: int, latency: float) -> float:
     """One fix round (no candidate goes green) with ``leaves`` candidates; its seconds."""
-    from conductor_lsp import FixLoop
+    from conductor_lsp.jobs import fix_repository
 
     workers = {
         f"w{i}": {"provider": "openai-compatible", "model": f"m{i}", "base_url": f"{url}/v1"}
@@ -73,14 +73,10 @@ async def fix_round(root: Path, url: str, leaves: int, latency: float) -> float:
         },
         env={},
     )
-    session = Session(cfg)
-    try:
-        loop = FixLoop(session)
+    async with Session(cfg) as session:
         t0 = time.perf_counter()
-        report = await loop.run()
+        report = await fix_repository(session)
         seconds = time.perf_counter() - t0
-    finally:
-        await session.aclose()
     judged = [c for c in report.candidates if c.verdict is not None]
     assert len(judged) == leaves and not report.end.passed, report.reason
     return seconds

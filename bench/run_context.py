@@ -25,10 +25,9 @@ from typing import Any
 
 from _common import REPO, table
 
-from conductor_lsp import Session, load_config
-from conductor_lsp.context.repo_map import with_outline
+from conductor_lsp import load_config
 from conductor_lsp.edits.workspace import apply_output_to_disk
-from conductor_lsp.task import Task, file_context
+from conductor_lsp.jobs import Session, TaskRequest, build_task, run_task
 
 MODES = {"with the map": 6000, "without": 0}
 
@@ -41,15 +40,11 @@ async def one(
     shutil.copytree(task_dir, ws, ignore=shutil.ignore_patterns("task.toml", "__pycache__"))
     layer = {"fix": {"repo_map_chars": chars}, "conductor": {"backend": backend}}
     config = load_config(ws, config_file, layer)
-    deny = config.edits.all_deny()
-    job = Task(spec["instruction"], files=(file_context(ws, spec["file"], deny),))
-    job = with_outline(job, ws, deny, chars)
-    session = Session(config)
+    request = TaskRequest(spec["instruction"], files=(spec["file"],))
+    job = build_task(config, request)  # what the run is shown, for the "mapped" column
     started = time.monotonic()
-    try:
-        result = await session.run(job)
-    finally:
-        await session.aclose()
+    async with Session(config) as session:
+        result = await run_task(session, request)
     seconds = time.monotonic() - started
     written = apply_output_to_disk(ws, result.output, config.edits, targets=[spec["file"]])
     tests = subprocess.run(
