@@ -105,7 +105,7 @@ def _string(value: str) -> str:
 def _price_note(f: Found) -> str:
     """The price the worker will get on load, as a comment (not written: it would go stale)."""
     end = WorkerConfig(provider=f.provider, model=f.model, base_url=f.base_url)
-    where = price_endpoint(end, f.provider)
+    where = price_endpoint(end, f.provider).text()
     if not (end.price_in or end.price_out):
         return f"# {where}"
     return (

@@ -7,6 +7,7 @@ by pydantic as a layer is read); loading and layering live in ``configure.load``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -174,6 +175,40 @@ class TraceConfig:
     """Write a trace per job."""
 
 
+class PriceSource(StrEnum):
+    """Where a worker's (or an endpoint conductor's) price came from."""
+
+    WRITTEN = "written"  # a configuration layer set it: it wins over any lookup
+    THIS_MACHINE = "this machine"
+    LOCAL_SERVER = "local server"
+    LOOKED_UP = "looked up"  # genai-prices' bundled snapshot
+    PROVIDER_DEFAULT = "provider default"
+    PLUGIN = "plugin"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class PriceOrigin:
+    source: PriceSource
+    #: The layer, the server's URL, what genai-prices matched, or the provider's name.
+    detail: str = ""
+
+    def text(self) -> str:
+        """The origin in words, for ``doctor`` and ``init``."""
+        s, d = self.source, self.detail
+        return {
+            PriceSource.WRITTEN: f"set in {d}",
+            PriceSource.THIS_MACHINE: "on this machine: free",
+            PriceSource.LOCAL_SERVER: f"a local server ({d}): free",
+            PriceSource.LOOKED_UP: d,
+            PriceSource.PROVIDER_DEFAULT: f"{d}'s default for its default model "
+            "(genai-prices does not know it)",
+            PriceSource.PLUGIN: "as the provider plugin or the configuration sets it",
+            PriceSource.UNKNOWN: "unknown: counted as $0 (genai-prices does not know the "
+            "model; set price_in, price_out)",
+        }[s]
+
+
 @dataclass
 class Config:
     conductor: ConductorConfig = field(default_factory=ConductorConfig)
@@ -189,7 +224,7 @@ class Config:
     #: Where each part came from, for ``doctor``.
     sources: list[str] = field(default_factory=list)
     #: Where each worker's price (and an endpoint conductor's, as "conductor") came from.
-    prices: dict[str, str] = field(default_factory=dict)
+    prices: dict[str, PriceOrigin] = field(default_factory=dict)
 
 
 #: The TOML sections besides ``[workers.NAME]``, in the order ``docs/configuration.md`` lists them.
@@ -213,6 +248,8 @@ __all__ = [
     "EndpointConfig",
     "FixConfig",
     "LearnConfig",
+    "PriceOrigin",
+    "PriceSource",
     "SearchConfig",
     "TestConfig",
     "TraceConfig",

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..conductor.registry import AUTO, BACKENDS
 from ..config.options import check_extra, field_docs, fill, own_options
-from ..config.schema import SECTIONS, Config, LearnConfig, WorkerConfig
+from ..config.schema import SECTIONS, Config, LearnConfig, PriceOrigin, PriceSource, WorkerConfig
 from ..episodes.log import EpisodeLog
 from ..errors import ConductorError, ConfigError
 from ..policy.predict import Policy
@@ -73,7 +73,7 @@ def _merge(cfg: Config, data: dict[str, Any], source: str) -> None:
 def _note_prices(cfg: Config, name: str, data: Any, source: str) -> None:
     """A price written in a layer wins over any looked up (see ``configure.prices``)."""
     if isinstance(data, dict) and {"price_in", "price_out"} & data.keys():
-        cfg.prices[name] = f"set in {source}"
+        cfg.prices[name] = PriceOrigin(PriceSource.WRITTEN, source)
 
 
 def validate(cfg: Config) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from ..config.schema import Config, EndpointConfig
+from ..config.schema import Config, EndpointConfig, PriceOrigin, PriceSource
 from ..workers.http import is_local_address
 
 #: Our providers by the id ``genai-prices`` knows them by (None: find the model anywhere).
@@ -46,23 +46,23 @@ def lookup(model: str, provider: str | None) -> tuple[float, float, str] | None:
     return float(price.input_price), float(price.output_price), where
 
 
-def price_endpoint(end: EndpointConfig, provider: str) -> str:
+def price_endpoint(end: EndpointConfig, provider: str) -> PriceOrigin:
     """Fill ``end``'s prices where they were not written; returns where they came from."""
     if provider in ON_THIS_MACHINE:
         end.price_in = end.price_out = 0.0
-        return "on this machine: free"
+        return PriceOrigin(PriceSource.THIS_MACHINE)
     if provider not in PRICED:
-        return "as the provider plugin or the configuration sets it"
+        return PriceOrigin(PriceSource.PLUGIN, provider)
     if provider == "openai-compatible" and end.base_url and is_local_address(end.base_url):
         end.price_in = end.price_out = 0.0
-        return f"a local server ({end.base_url}): free"
+        return PriceOrigin(PriceSource.LOCAL_SERVER, end.base_url)
     found = lookup(end.model, PRICED[provider]) if end.model else None
     if found is not None:
         end.price_in, end.price_out, where = found
-        return where
+        return PriceOrigin(PriceSource.LOOKED_UP, where)
     if end.price_in or end.price_out:
-        return f"{provider}'s default for its default model (genai-prices does not know it)"
-    return "unknown: counted as $0 (genai-prices does not know the model; set price_in, price_out)"
+        return PriceOrigin(PriceSource.PROVIDER_DEFAULT, provider)
+    return PriceOrigin(PriceSource.UNKNOWN)
 
 
 def apply_prices(cfg: Config) -> None:
@@ -77,10 +77,14 @@ def apply_prices(cfg: Config) -> None:
 
 def _written(cfg: Config, name: str) -> bool:
     """Whether a configuration layer set this price (``load._note_prices``)."""
-    return cfg.prices.get(name, "").startswith("set in")
+    found = cfg.prices.get(name)
+    return found is not None and found.source is PriceSource.WRITTEN
 
 
 def describe(cfg: Config, name: str) -> str:
     """One line for ``doctor``: the price and its source."""
     end = cfg.conductor if name == "conductor" else cfg.workers[name]
-    return f"${end.price_in:g} in / ${end.price_out:g} out per million tokens: {cfg.prices[name]}"
+    return (
+        f"${end.price_in:g} in / ${end.price_out:g} out per million tokens: "
+        f"{cfg.prices[name].text()}"
+    )

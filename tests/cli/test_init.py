@@ -15,6 +15,7 @@ from helpers import PY, WAIT, cli, cli_env
 from standin import StandIn
 
 from conductor_lsp import load_config
+from conductor_lsp.config.schema import PriceSource
 from conductor_lsp.configure.discover import SERVERS
 
 KEY = "sk-test-NEVER-WRITTEN-7781"
@@ -75,11 +76,12 @@ def test_init_writes_a_config_doctor_accepts_priced_by_genai_prices(
         float(price.input_price),
         float(price.output_price),
     )
-    assert cfg.prices["openai"].startswith("genai-prices")
+    assert cfg.prices["openai"].source is PriceSource.LOOKED_UP
+    assert cfg.prices["openai"].text().startswith("genai-prices")
     local = cfg.workers["ollama-qwen2-5-coder-7b"]
     assert (
         local.price_in == local.price_out == 0
-        and "local server" in cfg.prices["ollama-qwen2-5-coder-7b"]
+        and "local server" in cfg.prices["ollama-qwen2-5-coder-7b"].text()
     )
     assert cfg.workers["vllm-qwen-qwen2-5-coder-32b-instruct"].strength > local.strength
     assert cfg.conductor.backend == "static"
@@ -116,9 +118,8 @@ def test_init_asks_who_works_and_who_conducts(
     cfg = load_config(ws)
     assert set(cfg.workers) == {"ollama-qwen2-5-coder-7b", "vllm-qwen-qwen2-5-coder-32b-instruct"}
     assert cfg.conductor.backend == "openai" and cfg.conductor.model == "qwen2.5-coder:1.5b"
-    assert cfg.conductor.base_url == f"{ollama.url}/v1" and cfg.prices["conductor"].startswith(
-        "a local"
-    )
+    assert cfg.conductor.base_url == f"{ollama.url}/v1"
+    assert cfg.prices["conductor"].source is PriceSource.LOCAL_SERVER
 
 
 def test_with_nothing_reachable_init_writes_nothing(tmp_path: Path) -> None:
@@ -139,9 +140,9 @@ def test_a_price_written_by_hand_wins_and_an_unknown_model_says_so(tmp_path: Pat
     )
     cfg = load_config(ws, env={})
     assert (cfg.workers["a"].price_in, cfg.workers["a"].price_out) == (1.0, 2.0)
-    assert cfg.prices["a"].startswith("set in")
-    assert cfg.workers["b"].price_in == 2.5 and cfg.prices["b"].startswith("genai-prices")
-    assert cfg.workers["c"].price_in == 0 and cfg.prices["c"].startswith("unknown")
+    assert cfg.prices["a"].source is PriceSource.WRITTEN
+    assert cfg.workers["b"].price_in == 2.5 and cfg.prices["b"].source is PriceSource.LOOKED_UP
+    assert cfg.workers["c"].price_in == 0 and cfg.prices["c"].source is PriceSource.UNKNOWN
 
 
 def test_init_without_a_terminal_takes_the_yes_path(
