@@ -71,8 +71,9 @@ class OutcomeRecord:
     green: bool = False
     leaves: tuple[Leaf, ...] = ()
     id: str = ""
-    #: What the strongest worker alone paid, or would have paid, for this plan's round.
-    alone: float = 0.0
+    #: What the floor paid, or would have paid, for this plan's round (before version 3:
+    #: ``alone``).
+    floor_cost: float = 0.0
 
     @property
     def tested(self) -> bool:
@@ -88,7 +89,7 @@ class OutcomeRecord:
         refused: str = "",
         leaves: Sequence[Leaf] = (),
         id: str = "",
-        alone: float = 0.0,
+        floor_cost: float = 0.0,
     ) -> OutcomeRecord:
         """The outcome of two test runs (None: not run); ``broke`` is what failed after
         that did not before, unknown when either run cannot say."""
@@ -104,7 +105,7 @@ class OutcomeRecord:
             bool(after is not None and after.passed),
             tuple(leaves),
             id,
-            alone,
+            floor_cost,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -112,6 +113,8 @@ class OutcomeRecord:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> OutcomeRecord:
+        if "alone" in d:  # the key before version 3
+            d = {"floor_cost": d["alone"], **{k: v for k, v in d.items() if k != "alone"}}
         return read(d, cls, f"outcome {d.get('id')!r}")
 
 

@@ -125,13 +125,13 @@ class Round:
     shown: dict[Lane, list[str]] = field(default_factory=dict)
     #: The floor's call this round: its worker, and its price as estimated beforehand.
     strongest: str = ""
-    floor_price: float = 0.0
+    floor_estimate: float = 0.0
 
-    def alone(self) -> float:
-        """What the strongest worker alone paid (or, where the floor's call did not run
-        this round, would have paid) for this round: static's own bill."""
+    def floor_cost(self) -> float:
+        """What the floor (static's call to the strongest worker) paid this round, or,
+        where it did not run, would have paid: the baseline's bill."""
         floor = self.attempts_in(Lane.FLOOR)
-        return sum(a.run.cost for a in floor) if floor else self.floor_price
+        return sum(a.run.cost for a in floor) if floor else self.floor_estimate
 
     def texts(self, lane: Lane | None = None) -> list[str]:
         """Every step's answer (of one lane), leaves or not (an analysis may name a file)."""

@@ -184,8 +184,8 @@ class FixLoop:
         raise BudgetExceeded(f"budget: iterations ({limit} rounds run)")
 
     def _bill(self, report: FixReport, rnd: Round) -> None:
-        """The bill so far, beside what the strongest worker alone would have cost."""
-        report.alone += rnd.alone()
+        """The bill so far, beside what the floor would have cost."""
+        report.floor_cost += rnd.floor_cost()
         report.strongest = rnd.strongest or report.strongest
 
     def _keep_best(self, rnd: Round) -> None:

@@ -38,10 +38,10 @@ class FixReport:
     tallies: dict[str, Tally] = field(default_factory=dict)
     #: The conductor's calls over all rounds.
     conductor: Tally = field(default_factory=Tally)
-    #: What the strongest worker alone would have cost: static's own calls where the
-    #: floor ran, else its price on the round's prompt (an estimate, shown with "~").
-    alone: float = 0.0
-    #: The pool's strongest worker (whose bill ``alone`` is).
+    #: What the floor would have cost (static's call to the strongest worker): its own
+    #: calls where it ran, else its price on the round's prompt (an estimate, shown "~").
+    floor_cost: float = 0.0
+    #: The pool's strongest worker (whose bill ``floor_cost`` is).
     strongest: str = ""
     #: Each plan's episode with its outcome joined, as recorded (what online learning reads).
     episodes: list[Episode] = field(default_factory=list)
@@ -57,8 +57,8 @@ class FixReport:
 
     def spent(self, *, so_far: bool = False) -> str:
         """``$0.0040 so far; big alone ~$0.0110``: the bill beside static's."""
-        alone = f"; {self.strongest} alone ~${self.alone:.4f}" if self.strongest else ""
-        return f"${self.cost:.4f}{' so far' if so_far else ''}{alone}"
+        floor = f"; the floor ({self.strongest}) ~${self.floor_cost:.4f}" if self.strongest else ""
+        return f"${self.cost:.4f}{' so far' if so_far else ''}{floor}"
 
     @property
     def cost(self) -> float:

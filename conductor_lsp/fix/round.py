@@ -37,7 +37,7 @@ class RoundRunner(Shared):
         offers = [await self._offer(rnd, lane) for lane in lanes if lane.active]
         floor = next((o for o in offers if o.lane.floor and o.options), None)
         if floor is not None and floor.options[0].step is not None:
-            rnd.strongest, rnd.floor_price = floor.options[0].step.worker, floor.options[0].price
+            rnd.strongest, rnd.floor_estimate = floor.options[0].step.worker, floor.options[0].price
         offers = [o for o in offers if not self._gives_up(o, k, progress)]
         wave = WaveRunner(self, rnd)
         options = [opt for o in offers for opt in o.options]
@@ -57,7 +57,7 @@ class RoundRunner(Shared):
         if lane.floor:
             plan = (
                 await session.plan(task, self.meter, infos)
-                if session.planner.floor_alone
+                if session.planner.floor_only
                 else static_plan(infos, cfg.conductor.max_steps, task)
             )
             return Offer(lane, task, plan, [price(lane.lane, plan.steps[0])])

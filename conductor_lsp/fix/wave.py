@@ -182,7 +182,7 @@ class WaveRunner:
             refused=refused or ("" if mine else attempt.run.reason or "no answer"),
             leaves=leaves,
             id=attempt.run.episode,
-            alone=attempt.run.cost if attempt.lane is Lane.FLOOR else self.rnd.floor_price,
+            floor_cost=attempt.run.cost if attempt.lane is Lane.FLOOR else self.rnd.floor_estimate,
         )
         session.episodes.outcome(outcome)
         if attempt.run.recorded is not None:

@@ -106,13 +106,13 @@ class Planner:
         return self.conductor.asks_model
 
     @property
-    def floor_alone(self) -> bool:
+    def floor_only(self) -> bool:
         """Whether every plan is the floor's own (static, no policy): one lane suffices."""
         return self.conductor.name == "static" and self.policy is None
 
     def lanes(self, floor: bool) -> list[Lane]:
         """The lanes a fix job runs: the floor (``[fix] floor``) and this planner's own."""
-        if self.floor_alone:
+        if self.floor_only:
             return [Lane.FLOOR]
         mine = Lane.CONDUCTOR if self.asks_model else Lane.PLAN
         return [Lane.FLOOR, mine] if floor else [mine]

@@ -168,11 +168,11 @@ def test_the_bill_is_shown_beside_what_the_strongest_alone_would_cost(
     report = fix(root)
     assert report.end.passed  # type: ignore[attr-defined]
     assert [c.worker for c in report.candidates] == ["small"]  # type: ignore[attr-defined]
-    assert report.strongest == "big" and report.alone > 5 * report.cost > 0  # type: ignore[attr-defined]
+    assert report.strongest == "big" and report.floor_cost > 5 * report.cost > 0  # type: ignore[attr-defined]
     (outcome,) = [e.outcome for e in report.episodes]  # type: ignore[attr-defined]
-    assert outcome is not None and outcome.alone == pytest.approx(report.alone)  # type: ignore[attr-defined]
+    assert outcome is not None and outcome.floor_cost == pytest.approx(report.floor_cost)  # type: ignore[attr-defined]
     static = fix(workspace(tmp_path / "static" / "one", standin.url, "static", 2))
-    assert static.cost > 0 and static.alone == pytest.approx(static.cost)  # type: ignore[attr-defined]
+    assert static.cost > 0 and static.floor_cost == pytest.approx(static.cost)  # type: ignore[attr-defined]
 
 
 def test_a_policy_that_never_saw_green_adds_no_lane(
