@@ -176,7 +176,7 @@ class Finisher:
 
     async def _keep(self, report: FixReport, best: State, why: str) -> None:
         label = (
-            f"{cp.JOB_KEPT} ({best.run.failing} failing)"
+            f"{cp.JOB_KEPT} ({best.run.state()})"
             if not best.run.passed
             else (f"{cp.JOB_KEPT} (green)")
         )

@@ -65,7 +65,10 @@ def _candidate_lines(c: Candidate, named: bool) -> list[str]:
     if v.errors:
         lines.append(f"Edit errors:\n{v.errors}")
     if v.tests is not None:
-        state = "PASSED" if v.tests.passed else f"{v.tests.failing} failing"
+        t = v.tests
+        state = (
+            "PASSED" if t.passed else t.state().upper() if t.timed_out else f"{t.failing} failing"
+        )
         lines.append(f"Tests afterwards: {state}")
     return lines
 

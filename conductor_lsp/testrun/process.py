@@ -1,5 +1,11 @@
 """Run the project's test command: own process group, hard timeout, bounded output.
 
+The timeout is a limit whatever the tests start: at its end the process group is
+killed, and so is every process the run started that left the group (a child with a
+session of its own): each carries the run's mark in its environment, which ``/proc``
+shows on Linux. Output is read until the command ends and then for at most
+``DRAIN_SECONDS`` more, never until a pipe a stray process holds is closed.
+
 For pytest, failures are also read as data (junit XML): test id, file, line,
 message, so the loop can re-run failing tests first and the editor can show
 them as diagnostics.
@@ -14,11 +20,17 @@ import shlex
 import signal
 import tempfile
 import time
+import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from .result import TestFailure, TestRun, clip
+from .result import HEAD_CHARS, TAIL_CHARS, TestFailure, TestRun, clip
+
+#: The environment variable that marks every process of one test run.
+MARK = "CONDUCTOR_TEST_RUN"
+#: How long output is still read once the command ended (or was killed).
+DRAIN_SECONDS = 1.0
 
 
 def is_pytest(argv: Sequence[str]) -> bool:
@@ -48,6 +60,32 @@ async def run_tests(
             Path(report).unlink(missing_ok=True)
 
 
+class Output:
+    """What a run printed, its head and its tail kept (a test that prints gigabytes
+    costs no memory), read until told to stop."""
+
+    def __init__(self, head: int = HEAD_CHARS * 4, tail: int = TAIL_CHARS * 4) -> None:
+        self.head, self.tail, self.cut = bytearray(), bytearray(), 0
+        self._room_head, self._room_tail = head, tail
+
+    def add(self, chunk: bytes) -> None:
+        take = chunk[: max(self._room_head - len(self.head), 0)]
+        self.head += take
+        self.tail += chunk[len(take) :]
+        if len(self.tail) > self._room_tail:
+            over = len(self.tail) - self._room_tail
+            del self.tail[:over]
+            self.cut += over
+
+    async def pump(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self.add(chunk)
+
+    def text(self) -> str:
+        middle = f"\n... [{self.cut} bytes cut] ...\n".encode() if self.cut else b""
+        return clip((bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace"))
+
+
 async def _run(
     argv: list[str],
     command: str,
@@ -57,6 +95,7 @@ async def _run(
     select: tuple[str, ...],
 ) -> TestRun:
     started = time.monotonic()
+    mark = uuid.uuid4().hex
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -65,39 +104,84 @@ async def _run(
             stderr=asyncio.subprocess.STDOUT,
             stdin=asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            env={**os.environ, MARK: mark},
         )
     except OSError as e:
         return TestRun(command, 127, f"cannot start the test command: {e}", 0.0)
+    assert proc.stdout is not None
+    output = Output()
+    reader = asyncio.create_task(output.pump(proc.stdout))
     timed_out = False
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        await asyncio.wait_for(_exited(proc), timeout)
     except TimeoutError:
         timed_out = True
-        _kill_group(proc.pid)
-        out, _ = await proc.communicate()
-    except asyncio.CancelledError:
-        _kill_group(proc.pid)
-        await proc.wait()
-        raise
-    else:
+    finally:  # on cancel too: nothing the run started outlives it
         _kill_group(proc.pid)  # stray children left behind by the tests
-    text = clip(out.decode("utf-8", "replace"))
+        _kill_marked(mark)  # and those that left the group
+        await _drain(reader, proc)
+        await _exited(proc)  # the group was killed: this is at once
     failures: tuple[TestFailure, ...] = ()
     structured = False
     if report:
         failures, structured = _read_junit(Path(report), cwd)
     if not structured:
-        failures = _guess_failures(text)
+        failures = _guess_failures(output.text())
     return TestRun(
         command,
-        proc.returncode,
-        text,
+        -9 if proc.returncode is None else proc.returncode,
+        output.text(),
         time.monotonic() - started,
         timed_out,
         failures,
         structured and not timed_out,
         select,
     )
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the command itself has exited. Not ``proc.wait()``: on Python 3.11 that also
+    waits for its output pipe to close, which a process that left the group may hold."""
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+
+
+async def _drain(reader: asyncio.Task[None], proc: asyncio.subprocess.Process) -> None:
+    """Let the reader take what is left in the pipe, for at most ``DRAIN_SECONDS``; then
+    stop reading (where a stray process still holds the pipe, the pipe is closed)."""
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), DRAIN_SECONDS)
+    except TimeoutError:
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        transport = getattr(proc, "_transport", None)  # asyncio offers no public close
+        if transport is not None:
+            transport.close()
+
+
+def _kill_marked(mark: str) -> int:
+    """SIGKILL every process whose environment carries this run's mark (Linux: read from
+    ``/proc``; elsewhere nothing is found and the group kill is all there is). Returns
+    how many were killed."""
+    needle = f"{MARK}={mark}".encode()
+    killed = 0
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return 0
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone, or not ours
+            continue
+        if needle in environ.split(b"\0"):
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed
 
 
 def _kill_group(pid: int) -> None:

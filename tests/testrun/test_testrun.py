@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import WAIT
 
 from conductor_lsp.testrun import UNKNOWN_FAILURES, clip, run_tests
 
@@ -128,3 +129,78 @@ async def test_the_summary_is_the_same_text_on_every_run(tmp_path: Path) -> None
     assert text == second.summary()
     assert "0x" not in text and "start-up noise" not in text and " in 0." not in text
     assert "= FAILURES =" in text and "assert None == 1" in text and "1 failed" in text
+
+
+DETACHED = (
+    "import subprocess, sys, pathlib, time\n"
+    "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(900)'],"
+    " start_new_session=True)\n"  # its own session: the process group kill misses it
+    "pathlib.Path(sys.argv[1]).write_text(str(p.pid))\n"
+    "print('started', flush=True)\n"
+    "time.sleep(float(sys.argv[2]))\n"
+)
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie waiting for its reaper counts), waiting for
+    it up to the suite's hang guard."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding detached processes needs /proc")
+@pytest.mark.parametrize("lives", [0.0, 900.0], ids=["exits-at-once", "hangs"])
+async def test_a_child_in_a_session_of_its_own_neither_outlives_nor_holds_the_run(
+    tmp_path: Path, lives: float
+) -> None:
+    """A test that starts a child with ``start_new_session=True`` (which holds the output
+    pipe for 900 s): the run ends at its timeout (or when the command exits), the child
+    is killed, and a command that exited 0 is green, not a timeout."""
+    (tmp_path / "detach.py").write_text(DETACHED)
+    pidfile = tmp_path / "child.pid"
+    t0 = time.monotonic()
+    run = await run_tests(f"{PY} detach.py {pidfile} {lives}", tmp_path, 2)
+    assert time.monotonic() - t0 < 300  # not the 900 s the child would hold the pipe
+    assert "started" in run.output
+    if lives:
+        assert run.timed_out and run.state() == "timed out after 2s", run.state()
+    else:
+        assert run.passed and not run.timed_out and run.state() == "green"
+    assert _gone(int(pidfile.read_text())), "the detached child outlived its test run"
+
+
+async def test_output_is_bounded_whatever_a_test_prints(tmp_path: Path) -> None:
+    (tmp_path / "loud.py").write_text(
+        "import sys\nfor _ in range(2000):\n    sys.stdout.write('x' * 10_000 + '\\n')\n"
+        "print('the end')\n"
+    )
+    run = await run_tests(f"{PY} loud.py", tmp_path, WAIT)
+    assert run.passed and run.output.endswith("the end\n")
+    assert len(run.output) < 100_000 and "characters cut" in run.output
+
+
+async def test_where_strays_cannot_be_found_the_run_still_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``/proc`` (macOS) the detached child survives, and holds the pipe: the run
+    stops reading a second after the command ended, and says what the command said."""
+    from conductor_lsp.testrun import process
+
+    monkeypatch.setattr(process, "_kill_marked", lambda mark: 0)
+    (tmp_path / "detach.py").write_text(DETACHED)
+    pidfile = tmp_path / "child.pid"
+    t0 = time.monotonic()
+    try:
+        run = await run_tests(f"{PY} detach.py {pidfile} 0", tmp_path, WAIT)
+        assert time.monotonic() - t0 < 300
+        assert run.passed and not run.timed_out and "started" in run.output
+    finally:
+        os.kill(int(pidfile.read_text()), 9)
