@@ -19,7 +19,8 @@ from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
 from . import rates
 from .features import Action, Parts, feature_parts, sigmoid, task_head
-from .predict import Bill, Policy, index, shrunk
+from .predict import Policy, index, shrunk
+from .rates import Bill
 
 WORD_DROPOUT = 0.7
 #: How far one pass of an online update moves an example's own log-odds, at most.

@@ -42,7 +42,7 @@ from .features import (
     sigmoid,
     task_features,
 )
-from .rates import Rate
+from .rates import Bill, Rate, read_bill, read_rate
 from .stop import StopRule
 
 FORMAT = "conductor-lsp-policy"
@@ -66,30 +66,6 @@ def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 40
     memo[key] = value
     if len(memo) > most:
         del memo[next(iter(memo))]
-
-
-def _bill(v: Any) -> Bill:
-    """A worker's bill as written: {"answers", "cost", "seconds"}, or before version 3 a
-    list [answers, $, seconds]."""
-    if isinstance(v, dict):
-        return Bill(float(v["answers"]), float(v["cost"]), float(v["seconds"]))
-    return Bill(*[float(x) for x in v][:3])
-
-
-def _rate(v: Any) -> Rate:
-    """A rate as written: {"green", "judged"}, or before version 3 a list [green, judged]."""
-    if isinstance(v, dict):
-        return Rate(float(v["green"]), float(v["judged"]))
-    return Rate(*[float(x) for x in v][:2])
-
-
-@dataclass
-class Bill:
-    """What a worker's answers were billed, summed: how many, $ and seconds."""
-
-    answers: float = 0.0
-    cost: float = 0.0
-    seconds: float = 0.0
 
 
 @dataclass
@@ -318,11 +294,11 @@ class Policy:
             return cls(
                 weights={int(k): float(v) for k, v in data["weights"].items()},
                 wordings={str(k): str(v) for k, v in data["wordings"].items()},
-                bills={str(k): _bill(v) for k, v in data["bills"].items()},
+                bills={str(k): read_bill(v) for k, v in data["bills"].items()},
                 about=dict(data.get("about") or {}),
                 target=float(data.get("target", 0.8)),
                 explore=float(data.get("explore", 0.3)),
-                prior={str(k): _rate(v) for k, v in data.get("prior", {}).items()},
+                prior={str(k): read_rate(v) for k, v in data.get("prior", {}).items()},
                 trust=float(data.get("trust", 1.0)),
                 reds={str(k): float(v) for k, v in data.get("reds", {}).items()},
                 hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,

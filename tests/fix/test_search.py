@@ -277,7 +277,7 @@ def test_the_floor_runs_beside_the_conductors_plan(tmp_path: Path, standin: Stan
     assert "round 1 (floor)" in proc.stdout
     episodes = (root / ".conductor" / "episodes.jsonl").read_text().splitlines()
     (episode,) = [json.loads(e) for e in episodes if '"type": "episode"' in e]
-    assert episode["by"] == "floor" and episode["round"] == 1
+    assert episode["lane"] == "floor" and episode["round"] == 1
 
 
 INFOS = [

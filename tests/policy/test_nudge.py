@@ -14,7 +14,7 @@ from test_policy import table_examples
 from conductor_lsp import FileContext, Task
 from conductor_lsp.policy import Action, Example, Policy, fit
 from conductor_lsp.policy.fit import nudge
-from conductor_lsp.policy.predict import Bill
+from conductor_lsp.policy.rates import Bill
 from conductor_lsp.protocols import WorkerInfo
 
 WORKERS = pool("c0", "d0", 0.5)

@@ -404,8 +404,7 @@ def test_a_policy_written_before_version_3_is_read_with_its_bills_and_rates(
 ) -> None:
     """Versions 1 and 2 wrote bills and rates as positional lists; they read as the
     records they are, and the file is written back in the named form."""
-    from conductor_lsp.policy.predict import Bill
-    from conductor_lsp.policy.rates import Rate
+    from conductor_lsp.policy.rates import Bill, Rate
 
     old = {
         "format": "conductor-lsp-policy",
