@@ -97,6 +97,7 @@ class FixLoop:
             self.config.edits,
             allow_test_edits=self.config.fix.allow_test_edits,
             jobs=t.jobs,
+            confine=self.session.confinement(),
         )
         self.best = start = State({}, first)
         interrupted = False

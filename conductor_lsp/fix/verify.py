@@ -18,7 +18,7 @@ from ..edits.model import EditsConfig
 from ..edits.parse import parse_edits
 from ..edits.workspace import apply_output_to_disk
 from ..task import Task
-from ..testrun import TestRun, run_tests
+from ..testrun import Confinement, TestRun, run_tests
 from .candidates import Candidate, State, Verdict
 from .guard import both, partial_guard, test_guard
 from .sandbox import Workbench
@@ -44,7 +44,10 @@ class Verifier:
         *,
         allow_test_edits: bool = False,
         jobs: int = 2,
+        confine: Confinement | None = None,
     ) -> None:
+        """``confine``: how a candidate's tests run (code we did not write)."""
+        self.confine = confine or Confinement()
         self.bench = bench
         self.command = command
         self.timeout = timeout
@@ -97,10 +100,13 @@ class Verifier:
         """The failing tests first; the whole suite unless they failed exactly as before."""
         if before.structured and before.failures:
             ids = [f.test_id for f in before.failures]
-            first = await run_tests(self.command, path, self.timeout, select=ids)
+            first = await run_tests(
+                self.command, path, self.timeout, select=ids, confine=self.confine
+            )
             if not first.passed and first.signature() == before.signature():
                 return self._here(first, path)
-        return self._here(await run_tests(self.command, path, self.timeout), path)
+        run = await run_tests(self.command, path, self.timeout, confine=self.confine)
+        return self._here(run, path)
 
     def _here(self, run: TestRun, path: Path) -> TestRun:
         """The run as if in the workspace: models and people see its paths, not the sandbox's."""

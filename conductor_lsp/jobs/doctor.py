@@ -4,6 +4,8 @@ engine for local models and the routing policy, as rows a door renders."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 from pathlib import Path
 
 from ..conductor.registry import BACKENDS
@@ -16,6 +18,7 @@ from ..models.base import has_module
 from ..models.transformers import find_smollm2
 from ..policy.predict import Policy
 from ..protocols import Check, WorkerContext
+from ..testrun import Confinement
 from ..version import extra
 from ..workers.http import HttpWorker
 from ..workers.registry import PROVIDERS
@@ -54,6 +57,7 @@ def report(config: Config) -> list[Row]:
         )
     )
     rows.append(engine_row())
+    rows.append(confinement_row(config))
     c = config.conductor
     adapter = f" + adapter {c.options['adapter']}" if c.options.get("adapter") else ""
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))
@@ -116,6 +120,22 @@ def engine_row() -> tuple[str, str, str]:
         "ok",
         f"{name} for local models; de-quantized weights cache {cache} "
         f"({entries} {'entry' if entries == 1 else 'entries'})",
+    )
+
+
+def confinement_row(config: Config) -> Row:
+    """What holds the tests of code we did not write (candidates, mined repositories)."""
+    ends = [config.conductor, *config.workers.values()]
+    names = frozenset(e.api_key_env for e in ends if e.api_key_env)
+    hidden = Confinement(names).removed(os.environ)
+    keys = f"without {', '.join(hidden)}" if hidden else "without keys (none is set here)"
+    bwrap = "bubblewrap is installed but not used yet" if shutil.which("bwrap") else "no bubblewrap"
+    return (
+        "test confinement",
+        "info",
+        f"candidates' and mined repositories' tests run {keys}, with a HOME and temp dir "
+        f"of their own; not isolated: the network and the files outside their sandbox "
+        f"({bwrap}); the workspace's own test runs are yours, as you run them",
     )
 
 

@@ -29,7 +29,7 @@ from ..protocols import WorkerInfo
 from ..runtime.budget import Meter
 from ..runtime.session import Session
 from ..task import Task
-from ..testrun import TestRun, run_tests
+from ..testrun import Confinement, TestRun, run_tests
 from .reward import Weights, reward, success
 
 
@@ -97,7 +97,7 @@ class Rollouts:
             with tempfile.TemporaryDirectory(prefix="conductor-start-") as tmp:
                 repo = prepare(task, Path(tmp))
                 config = derive(self.base, {"test": {"command": task.test_command()}}, root=repo)
-                run = await run_tests(task.test_command(), repo, 120)
+                run = await run_tests(task.test_command(), repo, 120, confine=Confinement())
                 view = await asyncio.to_thread(_first_round, task, repo, run, config)
             self._starts[task.name] = Start(run, view)
         return self._starts[task.name]
@@ -140,7 +140,7 @@ class Rollouts:
             )
             if not disk.written:
                 continue
-            run = await run_tests(task.test_command(), here, 120)
+            run = await run_tests(task.test_command(), here, 120, confine=Confinement())
             if after is None or run.failing < after.failing:
                 after = run
             if run.passed:

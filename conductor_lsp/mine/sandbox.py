@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..checkpoints.git import PLAIN_DIFF
 from ..edits.workspace import apply_output_to_disk
-from ..testrun import TestRun, run_tests
+from ..testrun import Confinement, TestRun, run_tests
 from .history import Candidate, git, git_bytes
 
 TEST_SECONDS = 120.0
@@ -95,8 +95,9 @@ def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
 
 
 async def _twice(box: Path, select: list[str]) -> tuple[TestRun, TestRun]:
-    first = await run_tests(PYTEST, box, TEST_SECONDS, select=select)
-    return first, await run_tests(PYTEST, box, TEST_SECONDS, select=select)
+    confine = Confinement()  # a mined repository's code: no keys, a private HOME
+    first = await run_tests(PYTEST, box, TEST_SECONDS, select=select, confine=confine)
+    return first, await run_tests(PYTEST, box, TEST_SECONDS, select=select, confine=confine)
 
 
 def _before_problem(runs: tuple[TestRun, TestRun], box: Path, code: tuple[str, ...]) -> str:

@@ -15,6 +15,7 @@ from ..plan import Lane, Plan, Step
 from ..policy import Planner, Policy
 from ..protocols import Conductor, WorkerInfo
 from ..task import Task
+from ..testrun import Confinement
 from ..workers.pool import WorkerPool
 from .budget import Meter
 from .engine import Engine, plan_record
@@ -48,6 +49,15 @@ class Session:
     @property
     def policy(self) -> Policy | None:
         return self.planner.policy
+
+    def confinement(self) -> Confinement:
+        """How tests of code we did not write run here (a candidate's in its sandbox):
+        without the keys this configuration uses, by name and by value."""
+        cfg = self.config
+        ends = [cfg.conductor, *cfg.workers.values()]
+        names = frozenset(e.api_key_env for e in ends if e.api_key_env)
+        values = frozenset(s.reveal() for s in self.pool.secrets() if s)
+        return Confinement(names, values)
 
     def new_trace(self, label: str = "job") -> Trace:
         if not self.config.trace.enabled:

@@ -4,6 +4,7 @@ For pytest the failures are read from a junit report; the output models see is s
 (no timings, no addresses), so the same failure reads the same on every run.
 """
 
+from .confine import Confinement
 from .process import is_pytest, run_tests
 from .result import (
     HEAD_CHARS,
@@ -19,6 +20,7 @@ __all__ = [
     "HEAD_CHARS",
     "TAIL_CHARS",
     "UNKNOWN_FAILURES",
+    "Confinement",
     "TestFailure",
     "TestRun",
     "clip",

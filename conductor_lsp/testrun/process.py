@@ -17,6 +17,7 @@ import asyncio
 import os
 import re
 import shlex
+import shutil
 import signal
 import tempfile
 import time
@@ -25,6 +26,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from .confine import Confinement
 from .result import HEAD_CHARS, TAIL_CHARS, TestFailure, TestRun, clip
 
 #: The environment variable that marks every process of one test run.
@@ -45,19 +47,26 @@ async def run_tests(
     timeout: float,
     *,
     select: Sequence[str] = (),
+    confine: Confinement | None = None,
 ) -> TestRun:
-    """Run ``command`` (a shell-like string); kill its whole process group on timeout."""
+    """Run ``command`` (a shell-like string); kill what it started at the timeout.
+    ``confine``: code we did not write (``testrun.confine``): no keys in its
+    environment, a private HOME and temp dir for this run alone."""
     argv = shlex.split(command)
     report = None
     if is_pytest(argv):
         fd, report = tempfile.mkstemp(prefix="conductor-junit-", suffix=".xml")
         os.close(fd)
         argv += ["-o", "junit_family=xunit1", f"--junitxml={report}", *select]
+    home = tempfile.mkdtemp(prefix="conductor-home-") if confine is not None else None
+    env = confine.environ(os.environ, Path(home)) if confine and home else dict(os.environ)
     try:
-        return await _run(argv, command, cwd, timeout, report, tuple(select))
+        return await _run(argv, command, cwd, timeout, report, tuple(select), env)
     finally:  # a cancelled candidate's report too
         if report:
             Path(report).unlink(missing_ok=True)
+        if home:
+            shutil.rmtree(home, ignore_errors=True)
 
 
 class Output:
@@ -93,6 +102,7 @@ async def _run(
     timeout: float,
     report: str | None,
     select: tuple[str, ...],
+    env: dict[str, str],
 ) -> TestRun:
     started = time.monotonic()
     mark = uuid.uuid4().hex
@@ -104,7 +114,7 @@ async def _run(
             stderr=asyncio.subprocess.STDOUT,
             stdin=asyncio.subprocess.DEVNULL,
             start_new_session=True,
-            env={**os.environ, MARK: mark},
+            env={**env, MARK: mark},
         )
     except OSError as e:
         return TestRun(command, 127, f"cannot start the test command: {e}", 0.0)

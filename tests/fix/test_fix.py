@@ -365,3 +365,36 @@ def test_review_writes_the_accepted_hunk_alone_and_tests_it(repo: Path, standin:
     assert "not tested without the rest" in out.stdout
     assert "tests after review: green" in out.stdout
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_candidates_tests_never_see_the_workers_key(
+    repo: Path, standin: StandIn, tmp_path: Path
+) -> None:
+    """The worker's key is in the environment of the job (it calls the worker with it),
+    and a candidate's tests, run in its sandbox, see neither it nor the user's HOME."""
+    spy = tmp_path / "seen.txt"
+    (repo / "test_calc.py").write_text(
+        "import os, pathlib\nfrom calc import add\n\n\ndef test_add():\n"
+        f"    pathlib.Path({str(spy)!r}).open('a').write("
+        "f\"{os.environ.get('CODER_KEY', 'no key')} {os.environ['HOME']}\\n\")\n"
+        "    assert add(2, 3) == 5\n"
+    )
+    toml = (repo / "conductor.toml").read_text()
+    (repo / "conductor.toml").write_text(
+        toml.replace("[workers.coder]\n", '[workers.coder]\napi_key_env = "CODER_KEY"\n')
+    )
+    git.Repo(repo).git.commit("-qam", "spy")
+    standin.push(Behaviour(text=GOOD))
+    env = {**os.environ, "CODER_KEY": "sk-worker-key-0123"}
+    out = subprocess.run(
+        [PY, "-m", "conductor_lsp.cli", "fix", str(repo)],
+        capture_output=True, text=True, timeout=WAIT, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert standin.seen[0].headers.get("authorization") == "Bearer sk-worker-key-0123"
+    seen = spy.read_text().splitlines()
+    # The workspace's own runs (the first) are the user's command on the user's files.
+    assert seen[0] == f"sk-worker-key-0123 {Path.home()}", seen
+    candidates = [line for line in seen if not line.startswith("sk-worker-key-0123")]
+    assert candidates and all(line.startswith("no key ") for line in candidates), seen
+    assert all(line.split(" ", 2)[2] != str(Path.home()) for line in candidates), seen

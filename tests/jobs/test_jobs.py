@@ -72,3 +72,18 @@ async def test_an_edit_request_becomes_its_task(tmp_path: Path) -> None:
         assert rewrite.instruction.startswith("add them, do not subtract\n\nThe selection")
         with pytest.raises(UnsafePath):
             edit_task(s, EditRequest("problem", tmp_path.parent / "elsewhere.py", "x = 1\n"))
+
+
+def test_doctor_says_what_holds_the_tests_of_code_we_did_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conductor_lsp.jobs.doctor import confinement_row
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("MY_LLM", "named below")
+    (tmp_path / "conductor.toml").write_text(
+        '[workers.w]\nprovider = "openai-compatible"\nmodel = "m"\napi_key_env = "MY_LLM"\n'
+    )
+    what, status, detail = confinement_row(load_config(tmp_path, env={}))
+    assert what == "test confinement" and status == "info"
+    assert "MY_LLM" in detail and "OPENAI_API_KEY" in detail and "not isolated" in detail

@@ -204,3 +204,53 @@ async def test_where_strays_cannot_be_found_the_run_still_ends(
         assert run.passed and not run.timed_out and "started" in run.output
     finally:
         os.kill(int(pidfile.read_text()), 9)
+
+
+def test_a_confined_environment_holds_no_key() -> None:
+    from conductor_lsp.testrun import Confinement
+
+    base = {
+        "PATH": "/usr/bin",
+        "OPENAI_API_KEY": "sk-1",
+        "GITHUB_TOKEN": "ghp-2",
+        "DB_PASSWORD": "pw-3",
+        "MY_LLM": "named-in-the-config",
+        "ELSEWHERE": "sk-the-key-in-use",
+        "LANG": "C.UTF-8",
+        "HOME": "/home/someone",
+    }
+    confine = Confinement(frozenset({"MY_LLM"}), frozenset({"sk-the-key-in-use"}))
+    with tempfile.TemporaryDirectory() as tmp:
+        env = confine.environ(base, Path(tmp) / "home")
+        assert env["PATH"] == "/usr/bin" and env["LANG"] == "C.UTF-8"
+        assert not {"OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "MY_LLM", "ELSEWHERE"} & set(
+            env
+        )
+        assert env["HOME"] == str(Path(tmp) / "home") and Path(env["TMPDIR"]).is_dir()
+    assert "sk-the-key-in-use" not in repr(confine)
+    assert confine.removed(base) == [
+        "DB_PASSWORD", "ELSEWHERE", "GITHUB_TOKEN", "MY_LLM", "OPENAI_API_KEY",
+    ]  # fmt: skip
+
+
+async def test_a_confined_run_sees_no_key_and_a_home_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conductor_lsp.testrun import Confinement
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    (tmp_path / "peek.py").write_text(
+        "import os, pathlib, tempfile\n"
+        "print('KEY' if 'OPENAI_API_KEY' in os.environ else 'NO KEY')\n"
+        "home = pathlib.Path(os.environ['HOME'])\n"
+        "print('HOME', home, home.is_dir())\n"
+        "print('TMP', tempfile.gettempdir())\n"
+    )
+    run = await run_tests(f"{PY} peek.py", tmp_path, WAIT, confine=Confinement())
+    assert run.passed and "NO KEY" in run.output, run.output
+    home = Path(run.output.split("HOME ", 1)[1].split()[0])
+    assert f"HOME {home} True" in run.output  # made for the run
+    assert home != Path.home() and not home.exists()  # and removed after it
+    assert f"TMP {home}" in run.output
+    plain = await run_tests(f"{PY} peek.py", tmp_path, WAIT)  # the user's own run
+    assert "\nKEY" in "\n" + plain.output and f"HOME {Path.home()}" in plain.output
