@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.cluster import connect_ray, describe_ray
-from .sandbox import Bundle, Checked, judge
+from .sandbox import Bundle, Checked, extract_tree, judge
 
 
 def _tar(folder: Path) -> bytes:
@@ -49,8 +49,7 @@ class RayChecker:
         got = await self._remote.remote(bundle)
         box = Path(tempfile.mkdtemp(prefix=f"{bundle.cand.short}-", dir=work))
         if got["files"]:
-            with tarfile.open(fileobj=io.BytesIO(got["files"])) as tar:
-                tar.extractall(box, filter="data")
+            extract_tree(got["files"], box)
         return Checked(box, got["failing"], got["solution"], got["skip"], got["applies"])
 
     def describe(self) -> str:

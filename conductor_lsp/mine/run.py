@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -164,7 +165,8 @@ async def _verdict(
     if not cand.skip:
         try:
             found = await checker(gather(root, cand), work)
-        except (OSError, ValueError, subprocess.SubprocessError) as e:  # git or the archive failed
+        except (OSError, ValueError, subprocess.SubprocessError, tarfile.TarError) as e:
+            # git or the archive failed
             box = Path(tempfile.mkdtemp(dir=work))
             found = Checked(box, skip=f"cannot check it out ({type(e).__name__})")
         row["reason"] = found.skip

@@ -124,13 +124,27 @@ def _ids(run: TestRun, box: Path) -> list[str]:
     return ids
 
 
+def extract_tree(tree: bytes, box: Path) -> list[str]:
+    """A commit's archive into ``box``, member by member through tarfile's "data" filter:
+    what it refuses (a link out of the tree, a device, an absolute path) is left out and
+    named, and the rest of the tree is there, so one such file in a history does not stop
+    mining at its commit on every run."""
+    left_out = []
+    with tarfile.open(fileobj=io.BytesIO(tree)) as tar:
+        for member in tar:
+            try:
+                tar.extract(member, box, filter="data")
+            except tarfile.FilterError:
+                left_out.append(member.name)
+    return left_out
+
+
 async def judge(bundle: Bundle, work: Path) -> Checked:
     """Fails before, passes after, twice each, from the bundle alone (no repository
     needed); the task's files are left in the box."""
     cand = bundle.cand
     box = Path(tempfile.mkdtemp(prefix=f"{cand.short}-", dir=work))
-    with tarfile.open(fileobj=io.BytesIO(bundle.tree)) as tar:
-        tar.extractall(box, filter="data")
+    extract_tree(bundle.tree, box)
     write_files(bundle.tests, box)
     selected = [t for t in cand.tests if (box / t).exists() and Path(t).name != "conftest.py"]
     if not selected:

@@ -225,3 +225,29 @@ def test_a_users_git_settings_do_not_reach_the_known_answer(tmp_path: Path) -> N
     assert "NOT A DIFF" not in edit and "\x1b[" not in edit
     assert "--- a/calc.py" in edit and "+++ b/calc.py" in edit
     assert apply_output_to_disk(task, edit).written == ["calc.py"]
+
+
+def test_a_link_out_of_the_tree_in_the_history_is_left_out_not_a_crash(tmp_path: Path) -> None:
+    """``ln -s ../../.. up`` committed before the fix: the commit's tree is checked out
+    without the link (tarfile's data filter refuses it) and the fix is mined as before;
+    the link's target outside is untouched."""
+    root = tmp_path / "repo"
+    history(root, tmp_path / "counter")
+    repo = git.Repo(root)
+    (root / "up").symlink_to("../../..")
+    (root / "abs").symlink_to("/etc/passwd")
+    repo.index.add(["up", "abs"])
+    repo.index.commit("Add links out of the tree")
+    calc = (root / "calc.py").read_text()
+    commit(repo, {"calc.py": calc.replace("x + y", "x - y", 1)}, "Break add")
+    more = "\n\ndef test_add_again():\n    assert add(1, 1) == 2\n"
+    tests = (root / "test_calc.py").read_text() + more
+    commit(repo, {"calc.py": calc, "test_calc.py": tests}, "Fix add")
+    out = tmp_path / "suite"
+    for _ in range(2):  # and a second run resumes past it
+        done = cli("mine", str(root), "--out", str(out))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+    tasks = [p for p in out.iterdir() if (p / "task.toml").is_file()]
+    assert len(tasks) >= 2  # the first fix, and the one after the links
+    assert all(not (t / "up").exists() and not (t / "abs").exists() for t in tasks)
