@@ -45,6 +45,8 @@ def merge(cfg: Config, data: dict[str, Any], source: str) -> Config:
         raise ConfigError(f"{source}: settings must be a table")
     try:
         _merge(cfg, data, source)
+        if source != "overrides":  # a file in the workspace, written by anyone
+            _writes_inside(cfg.root, data)
     except ConfigError as e:
         raise ConfigError(f"{e} (in {source})") from None
     cfg.sources.append(source)
@@ -68,6 +70,25 @@ def _merge(cfg: Config, data: dict[str, Any], source: str) -> None:
                 _note_prices(cfg, name, wdata, source)
         else:
             raise ConfigError(f"unknown key {key!r} (known: {', '.join([*SECTIONS, 'workers'])})")
+
+
+#: Keys naming where a job writes (traces, episodes, the policy it learns into).
+WRITES = (("trace", "dir"), ("learn", "episodes"), ("conductor", "policy"))
+
+
+def _writes_inside(root: Path, data: dict[str, Any]) -> None:
+    """A configuration file (a cloned repository's, too) never makes a job write outside
+    its workspace: each key of ``WRITES`` it sets stays inside ``root``. The command line
+    and the editor's settings (``overrides``) may name any place."""
+    for section, key in WRITES:
+        value = data.get(section, {}).get(key) if isinstance(data.get(section), dict) else None
+        if not isinstance(value, str) or not value:
+            continue
+        where = (root / value).resolve()
+        if where != root.resolve() and not where.is_relative_to(root.resolve()):
+            raise ConfigError(
+                f"{section}.{key} must name a place inside the workspace {root}, got {value!r}"
+            )
 
 
 def _note_prices(cfg: Config, name: str, data: Any, source: str) -> None:

@@ -158,3 +158,33 @@ def test_good_values_still_load(tmp_path: Path) -> None:
     cfg = load_config(tmp_path, env={})
     assert cfg.budget.max_cost == 0.0 and cfg.fix.prefer == "cost"
     assert cfg.workers["w"].price_in == 3.0 and isinstance(cfg.workers["w"].price_in, float)
+
+
+@pytest.mark.parametrize(
+    ("toml", "key"),
+    [
+        ("[trace]\ndir = '../../x'\n", "trace.dir"),
+        ("[learn]\nepisodes = '/tmp/elsewhere/episodes.jsonl'\n", "learn.episodes"),
+        ("[learn]\nepisodes = 'sub/../../out.jsonl'\n", "learn.episodes"),
+        ("[conductor]\npolicy = '../policy.json'\n", "conductor.policy"),
+    ],
+)
+@pytest.mark.parametrize("where", ["conductor.toml", "pyproject.toml"])
+def test_a_workspace_file_cannot_make_a_job_write_outside_it(
+    tmp_path: Path, toml: str, key: str, where: str
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / where).write_text(toml if where == "conductor.toml" else _pyproject(toml))
+    with pytest.raises(ConfigError, match=rf"{re.escape(key)} must name a place inside"):
+        load_config(ws, env={})
+
+
+def test_inside_is_fine_and_the_command_line_may_name_any_place(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    inside = f"[trace]\ndir = '{ws / 'deep' / 'traces'}'\n[learn]\nepisodes = 'a/b.jsonl'\n"
+    (ws / "conductor.toml").write_text(inside)
+    assert load_config(ws, env={}).learn.episodes == "a/b.jsonl"
+    elsewhere = {"trace": {"dir": str(tmp_path / "traces")}}
+    assert load_config(ws, overrides=elsewhere, env={}).trace.dir == str(tmp_path / "traces")
