@@ -24,6 +24,8 @@ from ..jobs import (
     undo,
 )
 
+#: The longest path the door reads (a file system's own limit is 4096).
+MAX_PATH = 4096
 #: Progress as the door reports it: (how many events so far, the event's line).
 Report = Callable[[int, str], Coroutine[Any, Any, None]]
 
@@ -43,11 +45,22 @@ class Door:
         self.root = self.root.resolve()
 
     def inside(self, path: str) -> Path:
-        """``path`` (relative to the root, or absolute) as a folder inside the root."""
-        full = (self.root / path).resolve() if path else self.root
+        """``path`` (relative to the root, or absolute) as a folder inside the root, never
+        inside a ``.git`` folder; a bad path is a ``ConductorError`` saying what is wrong."""
+        if "\x00" in path:
+            raise ConductorError("path holds a NUL byte")
+        if len(path) > MAX_PATH:
+            raise ConductorError(f"path is {len(path)} characters long (at most {MAX_PATH})")
+        try:
+            full = (self.root / path).resolve() if path else self.root
+            is_dir = full.is_dir()
+        except (OSError, ValueError) as e:
+            raise ConductorError(f"path {path[:80]!r} cannot be used: {e}") from None
         if full != self.root and self.root not in full.parents:
             raise UnsafePath(f"{path} is outside the workspace {self.root}")
-        if not full.is_dir():
+        if ".git" in full.relative_to(self.root).parts:
+            raise UnsafePath(f"{path} is inside a .git folder: jobs never run or write there")
+        if not is_dir:
             raise ConductorError(f"{path or '.'} is not a folder in the workspace")
         return full
 
