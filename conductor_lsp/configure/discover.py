@@ -5,6 +5,7 @@ asked for ``/v1/models`` with a short timeout. Nothing is sent anywhere else."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +22,12 @@ SERVERS: Mapping[str, str] = {
     "lm-studio": "http://127.0.0.1:1234/v1",
 }
 PROBE_SECONDS = 1.0
+#: The most bytes of a ``/v1/models`` answer read (decompressed): a real list is a few KB.
+MAX_BODY = 8_000_000
+#: The most models one server offers ``init`` (a list of thousands is no pool).
+MAX_MODELS = 32
+#: The most characters of a model id kept.
+MAX_ID = 200
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*b\b", re.IGNORECASE)
 
 
@@ -60,15 +67,42 @@ def keyed(env: Mapping[str, str]) -> list[Found]:
     return out
 
 
-async def _models(client: httpx.AsyncClient, url: str) -> list[str]:
+async def _models(client: httpx.AsyncClient, url: str, timeout: float) -> list[str]:
+    """The ids a server lists, read within ``timeout`` in all (not per read: a server
+    sending a byte at a time is cut at the deadline) and at most ``MAX_BODY`` bytes after
+    decompression; any other answer is no models."""
     try:
-        resp = await client.get(f"{url.rstrip('/')}/models")
-        resp.raise_for_status()
-        data = resp.json()
-    except (httpx.HTTPError, ValueError):
+        async with asyncio.timeout(timeout):
+            body = await _body(client, f"{url.rstrip('/')}/models")
+        data = json.loads(body)
+    except (httpx.HTTPError, TimeoutError, ValueError, RecursionError, _TooBig):
         return []
     rows = data.get("data") if isinstance(data, dict) else None
-    return [str(r["id"]) for r in rows or [] if isinstance(r, dict) and r.get("id")]
+    ids = [r["id"] for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    return [_printable(i) for i in ids if isinstance(i, str) and i][:MAX_MODELS]
+
+
+class _TooBig(Exception):
+    pass
+
+
+async def _body(client: httpx.AsyncClient, url: str) -> bytes:
+    async with client.stream("GET", url) as resp:
+        resp.raise_for_status()
+        out = bytearray()
+        async for chunk in resp.aiter_bytes():  # decompressed: a gzip bomb is cut too
+            out += chunk
+            if len(out) > MAX_BODY:
+                raise _TooBig
+        return bytes(out)
+
+
+def _printable(model: str) -> str:
+    """An id as it can be written and shown: lone surrogates and control characters
+    escaped, cut to ``MAX_ID`` characters."""
+    text = model.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    return text[:MAX_ID]
 
 
 async def served(
@@ -76,7 +110,7 @@ async def served(
 ) -> list[Found]:
     """The models each local server lists; a server that is not there is skipped."""
     async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
-        lists = await asyncio.gather(*(_models(client, url) for url in servers.values()))
+        lists = await asyncio.gather(*(_models(client, url, timeout) for url in servers.values()))
     out = []
     for (server, url), models in zip(servers.items(), lists, strict=True):
         for model in models:
