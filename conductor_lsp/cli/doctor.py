@@ -1,4 +1,4 @@
-"""``conductor-lsp doctor``: the rows of ``jobs.doctor`` as a table."""
+"""``conductor-lsp doctor``: the rows of ``jobs.diagnose`` as a table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config.schema import Config
-from ..jobs import doctor
+from ..jobs import diagnose
 
 
 def print_doctor(console: Console, config: Config, *, check: bool = False) -> None:
@@ -17,6 +17,6 @@ def print_doctor(console: Console, config: Config, *, check: bool = False) -> No
     for col in ("what", "status", "detail"):
         table.add_column(col, overflow="fold")
     style = {"ok": "green", "no": "red", "info": "dim"}
-    for what, status, detail in asyncio.run(doctor(config, check=check)):
+    for what, status, detail in asyncio.run(diagnose(config, check=check)):
         table.add_row(what, f"[{style[status]}]{status}[/]", detail.replace("[", r"\["))
     console.print(table)

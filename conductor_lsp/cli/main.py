@@ -58,6 +58,8 @@ from .review import terminal_reviewer
 from .show_episodes import show_episodes
 from .train import add_parser as add_train_parser
 from .train import run_train
+from .trust import add_parser as add_trust_parser
+from .trust import run_trust
 
 #: Where a command's workspace comes from: its PATH argument, --root, or the current folder.
 Handler = Callable[[Path, argparse.Namespace, Console], int]
@@ -121,6 +123,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=None)
     m = sub.add_parser("mcp", help="serve MCP over stdio (the fix for agents)", parents=[path])
     m.set_defaults(func=_mcp)
+    add_trust_parser(sub, [path]).set_defaults(func=run_trust)
     u = sub.add_parser("undo", help="restore the last checkpoint", parents=[path])
     u.add_argument("--list", action="store_true", help="list checkpoints, newest first")
     u.add_argument("--ref", help="restore this checkpoint instead of the newest")

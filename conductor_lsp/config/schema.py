@@ -225,6 +225,8 @@ class Config:
     sources: list[str] = field(default_factory=list)
     #: Where each worker's price (and an endpoint conductor's, as "conductor") came from.
     prices: dict[str, PriceOrigin] = field(default_factory=dict)
+    #: Commands a workspace file set that did not run: the workspace is not trusted.
+    untrusted: list[str] = field(default_factory=list)
 
 
 #: The TOML sections besides ``[workers.NAME]``, in the order ``docs/configuration.md`` lists them.

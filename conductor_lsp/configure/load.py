@@ -24,6 +24,7 @@ from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
 from .prices import apply_prices
+from .trust import is_trusted
 
 
 def layered(base: typing.Mapping[str, Any], *more: typing.Mapping[str, Any]) -> dict[str, Any]:
@@ -38,15 +39,19 @@ def layered(base: typing.Mapping[str, Any], *more: typing.Mapping[str, Any]) -> 
     return out
 
 
-def merge(cfg: Config, data: dict[str, Any], source: str) -> Config:
+def merge(
+    cfg: Config, data: dict[str, Any], source: str, *, workspace_file: bool = False
+) -> Config:
     """Merge one layer of settings (already parsed) into ``cfg`` in place; a bad value is
-    an error naming the key and the layer it came from."""
+    an error naming the key and the layer it came from. ``workspace_file``: the layer is
+    a file inside the workspace, which anyone who wrote the repository may have written."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: settings must be a table")
     try:
         _merge(cfg, data, source)
-        if source != "overrides":  # a file in the workspace, written by anyone
+        if workspace_file:
             _writes_inside(cfg.root, data)
+            _commands_if_trusted(cfg, data, source)
     except ConfigError as e:
         raise ConfigError(f"{e} (in {source})") from None
     cfg.sources.append(source)
@@ -77,9 +82,10 @@ WRITES = (("trace", "dir"), ("learn", "episodes"), ("conductor", "policy"))
 
 
 def _writes_inside(root: Path, data: dict[str, Any]) -> None:
-    """A configuration file (a cloned repository's, too) never makes a job write outside
-    its workspace: each key of ``WRITES`` it sets stays inside ``root``. The command line
-    and the editor's settings (``overrides``) may name any place."""
+    """A configuration file in the workspace (a cloned repository's, too) never makes a
+    job write outside it: each key of ``WRITES`` it sets stays inside ``root``. The
+    user's own files elsewhere, the command line and the editor's settings may name any
+    place."""
     for section, key in WRITES:
         value = data.get(section, {}).get(key) if isinstance(data.get(section), dict) else None
         if not isinstance(value, str) or not value:
@@ -89,6 +95,23 @@ def _writes_inside(root: Path, data: dict[str, Any]) -> None:
             raise ConfigError(
                 f"{section}.{key} must name a place inside the workspace {root}, got {value!r}"
             )
+
+
+def _commands_if_trusted(cfg: Config, data: dict[str, Any], source: str) -> None:
+    """A command a workspace file sets (``api_key_cmd``) runs only in a workspace the
+    user trusts (``conductor-lsp trust``); otherwise it is dropped, and ``doctor`` says
+    so (``cfg.untrusted``)."""
+    if is_trusted(cfg.root):
+        return
+    tables = [("conductor", data.get("conductor"))]
+    workers = data.get("workers")
+    if isinstance(workers, dict):
+        tables += [(f"workers.{n}", w) for n, w in workers.items()]
+    for key, table in tables:
+        if isinstance(table, dict) and table.get("api_key_cmd"):
+            end = cfg.conductor if key == "conductor" else cfg.workers[key.split(".", 1)[1]]
+            end.api_key_cmd = ""
+            cfg.untrusted.append(f"{key}.api_key_cmd (in {source})")
 
 
 def _note_prices(cfg: Config, name: str, data: Any, source: str) -> None:
@@ -153,12 +176,13 @@ def load_config(
         tool = read_toml(pyproject).get("tool", {})
         section = tool.get("conductor-lsp") if isinstance(tool, dict) else None
         if section is not None:
-            merge(cfg, section, f"{pyproject} [tool.conductor-lsp]")
+            merge(cfg, section, f"{pyproject} [tool.conductor-lsp]", workspace_file=True)
     file = config_file or (root / "conductor.toml")
     if config_file is not None and not config_file.is_file():
         raise ConfigError(f"config file {config_file} does not exist")
     if file.is_file():
-        merge(cfg, read_toml(file), str(file))
+        inside = file.resolve().is_relative_to(root)
+        merge(cfg, read_toml(file), str(file), workspace_file=inside)
     if overrides:
         merge(cfg, overrides, "overrides")
     apply_defaults(cfg, os.environ if env is None else env)

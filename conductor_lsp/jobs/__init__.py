@@ -7,7 +7,7 @@ server, the MCP door, ``eval`` and ``learn`` only translate their inputs and out
   MCP ``plan``).
 - ``edit_buffer``: one plan on an editor buffer (LSP ``conductor.edit`` and
   ``conductor.rewrite``).
-- ``doctor``: what can run here, and why not (CLI ``doctor``).
+- ``diagnose``: what can run here, and why not (CLI ``doctor``).
 - ``undo``: the state before a job (CLI, LSP and MCP ``undo``).
 - ``list_candidates`` and ``apply_candidate``: a fix's other candidates (LSP
   ``conductor.showCandidates``/``applyCandidate``, MCP ``candidates``).
@@ -33,7 +33,7 @@ from ..runtime.events import (
 from ..runtime.results import RunOutcome, RunResult
 from ..runtime.session import Session
 from .candidates import apply_candidate, list_candidates
-from .doctor import doctor
+from .doctor import diagnose
 from .edit import Applied, EditKind, EditReport, EditRequest, edit_buffer, edit_task
 from .fix import FixRequest, fix_repository
 from .hooks import QUIET, Hooks, model_report
@@ -67,7 +67,7 @@ __all__ = [
     "build_task",
     "checkpoints",
     "describe_event",
-    "doctor",
+    "diagnose",
     "edit_buffer",
     "edit_task",
     "fix_instruction",

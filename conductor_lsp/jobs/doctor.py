@@ -27,7 +27,7 @@ from ..workers.registry import PROVIDERS
 Row = tuple[str, str, str]
 
 
-async def doctor(config: Config, *, check: bool = False) -> list[Row]:
+async def diagnose(config: Config, *, check: bool = False) -> list[Row]:
     """Rows of (thing, status, detail), status ok, no or info; ``check`` asks each HTTP
     worker's provider for its models with the key (all at once)."""
     rows = await asyncio.to_thread(report, config)
@@ -58,6 +58,15 @@ def report(config: Config) -> list[Row]:
     )
     rows.append(engine_row())
     rows.append(confinement_row(config))
+    if config.untrusted:
+        rows.append(
+            (
+                "workspace trust",
+                "no",
+                f"not run, this workspace is not trusted: {', '.join(config.untrusted)} "
+                f"(conductor-lsp trust {config.root} lets it)",
+            )
+        )
     c = config.conductor
     adapter = f" + adapter {c.options['adapter']}" if c.options.get("adapter") else ""
     rows.append(("conductor", "info", f"{c.backend} {c.model}{adapter}".strip()))

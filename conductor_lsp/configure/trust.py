@@ -1,0 +1,43 @@
+"""Which workspaces the user trusts to run commands from their own configuration (an
+``api_key_cmd`` in a cloned repository's ``conductor.toml`` would otherwise run on the
+first ``plan``, as direnv and VS Code's workspace trust guard against). The list lives
+in the user's state (``$XDG_STATE_HOME/conductor-lsp/trusted.json``), never in a
+workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def trust_file() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "conductor-lsp" / "trusted.json"
+
+
+def trusted_paths() -> list[Path]:
+    """The trusted workspaces; an unreadable list trusts none."""
+    try:
+        data = json.loads(trust_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [Path(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
+
+
+def is_trusted(root: Path) -> bool:
+    return root.resolve() in trusted_paths()
+
+
+def set_trusted(root: Path, trusted: bool = True) -> list[Path]:
+    """Add (or remove) ``root``; the list afterwards. Written whole, atomically."""
+    root = root.resolve()
+    paths = [p for p in trusted_paths() if p != root] + ([root] if trusted else [])
+    path = trust_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".trusted.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump([str(p) for p in paths], f, indent=1)
+    os.replace(tmp, path)
+    return paths

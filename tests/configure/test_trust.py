@@ -1,0 +1,68 @@
+"""A workspace's own configuration runs no command until the user trusts the workspace:
+an ``api_key_cmd`` in a cloned repository's ``conductor.toml`` does not run on ``plan``
+or ``doctor``, ``doctor`` says it was skipped, and ``conductor-lsp trust`` lets it run.
+The user's own file outside the workspace is not held back."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import cli
+
+from conductor_lsp import load_config
+
+
+def _workspace(tmp_path: Path, marker: Path) -> Path:
+    ws = tmp_path / "cloned"
+    ws.mkdir()
+    cmd = f"{sys.executable} -c \"open({str(marker)!r}, 'w').write('ran'); print('sk-x')\""
+    (ws / "conductor.toml").write_text(
+        '[conductor]\nbackend = "static"\n'
+        f'[workers.w]\nprovider = "openai"\nmodel = "gpt-4o"\napi_key_cmd = {json.dumps(cmd)}\n'
+    )
+    return ws
+
+
+def test_an_untrusted_workspace_runs_no_command_and_trust_lets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    monkeypatch.setenv("XDG_STATE_HOME", state["XDG_STATE_HOME"])
+    marker = tmp_path / "ran.txt"
+    ws = _workspace(tmp_path, marker)
+    cfg = load_config(ws, env={})
+    assert cfg.workers["w"].api_key_cmd == ""
+    assert cfg.untrusted == [f"workers.w.api_key_cmd (in {ws / 'conductor.toml'})"]
+    for command in (["plan", "fix the bug", str(ws)], ["doctor", str(ws), "--check"]):
+        cli(*command, env=state)
+        assert not marker.exists(), command
+    doctor = cli("doctor", str(ws), env=state)
+    assert "workspace trust" in doctor.stdout and "conductor-lsp trust" in doctor.stdout
+
+    assert cli("trust", str(ws), env=state).returncode == 0
+    assert str(ws.resolve()) in cli("trust", "--list", env=state).stdout
+    assert load_config(ws, env={}).workers["w"].api_key_cmd != ""
+    cli("doctor", str(ws), "--check", env=state)
+    assert marker.read_text() == "ran"  # trusted: the command is the user's to run
+
+    assert cli("trust", str(ws), "--remove", env=state).returncode == 0
+    assert load_config(ws, env={}).workers["w"].api_key_cmd == ""
+
+
+def test_the_users_own_file_elsewhere_is_not_held_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    mine = tmp_path / "my-config.toml"
+    mine.write_text(
+        '[workers.w]\nprovider = "openai"\nmodel = "gpt-4o"\napi_key_cmd = "pass show openai"\n'
+        '[trace]\ndir = "/tmp/my-traces"\n'
+    )
+    cfg = load_config(ws, mine, env={})
+    assert cfg.workers["w"].api_key_cmd == "pass show openai" and not cfg.untrusted
+    assert cfg.trace.dir == "/tmp/my-traces"
