@@ -169,6 +169,12 @@ async def _verdict(
             # git or the archive failed
             box = Path(tempfile.mkdtemp(dir=work))
             found = Checked(box, skip=f"cannot check it out ({type(e).__name__})")
+        except (ConductorError, LookupError, RuntimeError) as e:
+            # whatever else one commit holds (an edit our edits refuse, a file git cannot
+            # give): that commit is skipped with its reason, and the log lets a resume
+            # move on past it
+            box = Path(tempfile.mkdtemp(dir=work))
+            found = Checked(box, skip=f"cannot judge it ({type(e).__name__})")
         row["reason"] = found.skip
         if not found.skip and most and len(report.tasks) >= most:
             shutil.rmtree(found.box, ignore_errors=True)

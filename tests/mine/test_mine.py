@@ -251,3 +251,33 @@ def test_a_link_out_of_the_tree_in_the_history_is_left_out_not_a_crash(tmp_path:
     tasks = [p for p in out.iterdir() if (p / "task.toml").is_file()]
     assert len(tasks) >= 2  # the first fix, and the one after the links
     assert all(not (t / "up").exists() and not (t / "abs").exists() for t in tasks)
+
+
+def test_a_history_with_a_submodule_and_binary_blobs_is_mined_past(tmp_path: Path) -> None:
+    """A gitlink (a submodule's commit), a binary file changed beside the code and a file
+    name no file system likes: each commit is judged or skipped with a reason."""
+    root = tmp_path / "repo"
+    history(root, tmp_path / "counter")
+    repo = git.Repo(root)
+    sub = git.Repo.init(tmp_path / "lib")
+    commit(sub, {"lib.py": "X = 1\n"}, "lib")
+    repo.git.update_index(
+        "--add", "--cacheinfo", f"160000,{sub.head.commit.hexsha},vendor/lib"
+    )  # a submodule's entry, its content not here
+    (root / "data.bin").write_bytes(bytes(range(256)) * 64)
+    repo.index.add(["data.bin"])
+    repo.index.commit("Vendor a library and some data")
+    calc = (root / "calc.py").read_text()
+    commit(repo, {"calc.py": calc.replace("x + y", "x - y", 1)}, "Break add")
+    (root / "data.bin").write_bytes(bytes(range(255, -1, -1)) * 64)
+    more = "\n\ndef test_add_again():\n    assert add(1, 1) == 2\n"
+    tests = (root / "test_calc.py").read_text() + more
+    repo.index.add(["data.bin"])
+    commit(repo, {"calc.py": calc, "test_calc.py": tests}, "Fix add, refresh the data")
+    out = tmp_path / "suite"
+    for _ in range(2):
+        done = cli("mine", str(root), "--out", str(out))
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    log = (out / "mined.jsonl").read_text().splitlines() if (out / "mined.jsonl").exists() else []
+    tasks = [p for p in out.iterdir() if (p / "task.toml").is_file()]
+    assert tasks, (done.stdout, log)
