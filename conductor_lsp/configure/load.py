@@ -20,7 +20,6 @@ from ..config.options import check_extra, field_docs, fill, own_options
 from ..config.schema import SECTIONS, Config, LearnConfig, PriceOrigin, PriceSource, WorkerConfig
 from ..episodes.log import EpisodeLog
 from ..errors import ConductorError, ConfigError
-from ..policy.predict import Policy
 from ..workers.registry import PROVIDERS
 from .defaults import apply_defaults
 from .prices import apply_prices
@@ -129,9 +128,6 @@ def validate(cfg: Config) -> None:
         )
     backend = cfg.conductor.backend
     check_extra(BACKENDS.get(backend), cfg.conductor.options, "conductor", f"backend {backend}")
-    policy = cfg.root / cfg.conductor.policy if cfg.conductor.policy else None
-    if policy is not None and policy.exists():  # absent: a cold start, not an error
-        Policy.load(policy)
     for name, w in cfg.workers.items():
         if w.provider not in PROVIDERS:
             raise ConfigError(
