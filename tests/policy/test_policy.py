@@ -18,7 +18,7 @@ from standin import Seen, StandIn
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
 from conductor_lsp.conductor.static import DIRECT
-from conductor_lsp.policy import Action, Example, Policy, fit, round_plan
+from conductor_lsp.policy import Action, Example, Planner, Policy, fit, round_plan
 
 
 def task(kind: str, n: int) -> Task:
@@ -181,11 +181,11 @@ def test_the_policy_file_round_trips_and_a_foreign_one_is_a_config_error(
         "newer.json": '{"format": "conductor-lsp-policy", "version": 9}',
         "broken.json": '{"format": "conductor-lsp-policy", "version": 1, "weights": 3}',
     }
-    for name, text in bad.items():
+    for name, text in bad.items():  # read once, where the session's planner reads it
         (tmp_path / name).write_text(text)
         (tmp_path / "conductor.toml").write_text(f'[conductor]\npolicy = "{name}"\n')
         with pytest.raises(ConfigError, match="policy"):
-            load_config(tmp_path, env={})
+            Planner.of(load_config(tmp_path, env={}))
 
 
 def test_an_online_update_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
