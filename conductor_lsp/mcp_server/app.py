@@ -72,4 +72,8 @@ async def _checked(call: Any) -> dict[str, Any]:
 
 
 def serve(root: Path) -> None:
-    build(root).run("stdio")
+    import anyio
+
+    from .transport import serve_stdio
+
+    anyio.run(serve_stdio, build(root))
