@@ -1,0 +1,82 @@
+"""A bounded fuzz of the surfaces that read what anyone may write: a workspace's
+configuration values, the MCP door's paths and lines, a server's model list. Each ends
+in its own clear error or a sane value, never another exception (the campaign of issue
+50, kept small enough for CI)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conductor_lsp import ConductorError, load_config
+
+KEYS = [
+    ("budget", "max_cost"), ("budget", "max_calls"), ("budget", "max_seconds"),
+    ("test", "timeout"), ("test", "jobs"), ("test", "command"), ("fix", "prefer"),
+    ("fix", "give_up_below"), ("fix", "repo_map_chars"), ("conductor", "max_steps"),
+    ("conductor", "temperature"), ("learn", "episodes"), ("trace", "dir"),
+    ("edits", "fuzzy_threshold"), ("edits", "deny"), ("search", "samples"),
+]  # fmt: skip
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=30)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(key=st.sampled_from(KEYS), value=VALUES)
+def test_any_configuration_value_loads_or_is_named(key: tuple[str, str], value: object) -> None:
+    section, name = key
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            cfg = load_config(Path(tmp), overrides={section: {name: value}}, env={})
+        except ConductorError as e:
+            assert f"{section}.{name}" in str(e) or "must be" in str(e), e
+            return
+        got = getattr(getattr(cfg, section), name)
+        if isinstance(got, float):
+            assert got == got and abs(got) != float("inf")  # no nan or infinity got in
+
+
+@FUZZ
+@given(path=st.text(max_size=300))
+def test_any_mcp_path_is_a_folder_inside_or_a_clear_error(path: str) -> None:
+    pytest.importorskip("mcp")
+    from conductor_lsp.mcp_server.tools import Door
+
+    with tempfile.TemporaryDirectory() as tmp:
+        door = Door(Path(tmp))
+        try:
+            folder = door.inside(path)
+        except ConductorError:
+            return
+        assert folder == door.root or door.root in folder.parents
+        assert ".git" not in folder.relative_to(door.root).parts
+
+
+@FUZZ
+@given(message=VALUES)
+def test_the_mcp_guard_reads_any_line(message: object) -> None:
+    pytest.importorskip("mcp")
+    from conductor_lsp.mcp_server.transport import unanswered_id
+
+    key = unanswered_id(json.dumps(message))
+    assert key is None or isinstance(key, str | int)
+    if isinstance(message, dict) and isinstance(message.get("params", {}), dict):
+        assert key is None
