@@ -228,6 +228,12 @@ class Config:
     #: Commands a workspace file set that did not run: the workspace is not trusted.
     untrusted: list[str] = field(default_factory=list)
 
+    def key_names(self) -> frozenset[str]:
+        """The variables this configuration names as keys (``api_key_env``): tests of code
+        we did not write never see them."""
+        ends = [self.conductor, *self.workers.values()]
+        return frozenset(e.api_key_env for e in ends if e.api_key_env)
+
 
 #: The TOML sections besides ``[workers.NAME]``, in the order ``docs/configuration.md`` lists them.
 SECTIONS: dict[str, type] = {

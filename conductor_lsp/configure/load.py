@@ -85,12 +85,12 @@ def _writes_inside(root: Path, data: dict[str, Any]) -> None:
     job write outside it: each key of ``WRITES`` it sets stays inside ``root``. The
     user's own files elsewhere, the command line and the editor's settings may name any
     place."""
+    inside = root.resolve()
     for section, key in WRITES:
         value = data.get(section, {}).get(key) if isinstance(data.get(section), dict) else None
         if not isinstance(value, str) or not value:
             continue
-        where = (root / value).resolve()
-        if where != root.resolve() and not where.is_relative_to(root.resolve()):
+        if not (root / value).resolve().is_relative_to(inside):
             raise ConfigError(
                 f"{section}.{key} must name a place inside the workspace {root}, got {value!r}"
             )
@@ -100,17 +100,17 @@ def _commands_if_trusted(cfg: Config, data: dict[str, Any], source: str) -> None
     """A command a workspace file sets (``api_key_cmd``) runs only in a workspace the
     user trusts (``conductor-lsp trust``); otherwise it is dropped, and ``doctor`` says
     so (``cfg.untrusted``)."""
-    if is_trusted(cfg.root):
-        return
     tables = [("conductor", data.get("conductor"))]
     workers = data.get("workers")
     if isinstance(workers, dict):
         tables += [(f"workers.{n}", w) for n, w in workers.items()]
-    for key, table in tables:
-        if isinstance(table, dict) and table.get("api_key_cmd"):
-            end = cfg.conductor if key == "conductor" else cfg.workers[key.split(".", 1)[1]]
-            end.api_key_cmd = ""
-            cfg.untrusted.append(f"{key}.api_key_cmd (in {source})")
+    commands = [key for key, t in tables if isinstance(t, dict) and t.get("api_key_cmd")]
+    if not commands or is_trusted(cfg.root):  # the trust list is read only when needed
+        return
+    for key in commands:
+        end = cfg.conductor if key == "conductor" else cfg.workers[key.split(".", 1)[1]]
+        end.api_key_cmd = ""
+        cfg.untrusted.append(f"{key}.api_key_cmd (in {source})")
 
 
 def _note_prices(cfg: Config, name: str, data: Any, source: str) -> None:

@@ -175,24 +175,16 @@ class Finisher:
         return write_verified(self.root, files, self.deny)
 
     async def _keep(self, report: FixReport, best: State, why: str) -> None:
-        label = (
-            f"{cp.JOB_KEPT} ({best.run.state()})"
-            if not best.run.passed
-            else (f"{cp.JOB_KEPT} (green)")
-        )
+        label = f"{cp.JOB_KEPT} ({best.run.state()})"
         kept = await asyncio.to_thread(
             cp.create_with, self.root, self.start, dict(best.files), label
         )
         report.kept = kept.ref
         report.reason = (
-            f"the verified fix ({_verdict(best)}) was not written ({why}); it is kept as "
+            f"the verified fix ({best.run.state()}) was not written ({why}); it is kept as "
             f"{kept.ref}: `conductor-lsp undo --ref {kept.ref}` applies it (your current "
             "state is saved first)"
         )
         if report.outcome is FixOutcome.GREEN:
             report.outcome = FixOutcome.FAILED
         self.note(0, report.reason)
-
-
-def _verdict(state: State) -> str:
-    return state.run.state()

@@ -134,9 +134,7 @@ def engine_row() -> tuple[str, str, str]:
 
 def confinement_row(config: Config) -> Row:
     """What holds the tests of code we did not write (candidates, mined repositories)."""
-    ends = [config.conductor, *config.workers.values()]
-    names = frozenset(e.api_key_env for e in ends if e.api_key_env)
-    hidden = Confinement(names).removed(os.environ)
+    hidden = Confinement(config.key_names()).removed(os.environ)
     keys = f"without {', '.join(hidden)}" if hidden else "without keys (none is set here)"
     bwrap = "bubblewrap is installed but not used yet" if shutil.which("bwrap") else "no bubblewrap"
     return (

@@ -76,10 +76,6 @@ class EditReport:
     #: None when the run did not finish with an answer (no edit was tried).
     applied: Applied | None = None
 
-    @property
-    def edited(self) -> bool:
-        return self.applied is not None and bool(self.applied.paths) and not self.applied.errors
-
 
 def edit_task(session: Session, request: EditRequest) -> Task:
     """The task the request describes; ``EditError`` for a file outside the workspace or
@@ -90,12 +86,11 @@ def edit_task(session: Session, request: EditRequest) -> Task:
     instruction = request.instruction
     if request.kind == "problem" and not instruction:
         instruction = "Fix this problem: " + "; ".join(request.diagnostics or ["(see file)"])
-    if request.kind == "rewrite" and request.lines is not None:
+    if request.kind == "rewrite":
         instruction = instruction or instruction_from_selection(request.selected) or REWRITE
+    if request.kind == "rewrite" and request.lines is not None:
         a, b = request.lines
         instruction += f"\n\nThe selection (lines {a}-{b}):\n```\n{request.selected}\n```"
-    elif request.kind == "rewrite":
-        instruction = instruction or REWRITE
     files = (FileContext(shown.path, request.text, request.lines),)
     task = Task(instruction, files=files, diagnostics=tuple(request.diagnostics))
     return with_outline(task, config.root, deny, config.fix.repo_map_chars)

@@ -53,11 +53,8 @@ class Session:
     def confinement(self) -> Confinement:
         """How tests of code we did not write run here (a candidate's in its sandbox):
         without the keys this configuration uses, by name and by value."""
-        cfg = self.config
-        ends = [cfg.conductor, *cfg.workers.values()]
-        names = frozenset(e.api_key_env for e in ends if e.api_key_env)
         values = frozenset(s.reveal() for s in self.pool.secrets() if s)
-        return Confinement(names, values)
+        return Confinement(self.config.key_names(), values)
 
     def new_trace(self, label: str = "job") -> Trace:
         if not self.config.trace.enabled:

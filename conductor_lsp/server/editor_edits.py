@@ -23,6 +23,7 @@ from ..edits.parse import parse_edits
 from ..edits.paths import check_path
 from ..edits.workspace import read_text, same_file, write_all
 from ..errors import EditError
+from ..jobs import Applied as JobApplied
 from .positions import minimal_edit
 
 if TYPE_CHECKING:
@@ -33,10 +34,10 @@ ANNOTATION = "conductor"
 
 
 @dataclass
-class Applied:
-    paths: list[str] = field(default_factory=list)
-    errors: str = ""
-    #: uri -> (text before, text after), for conductor.undo
+class Applied(JobApplied):
+    """What the editor applied, and each buffer's texts for ``conductor.undo``."""
+
+    #: uri -> (text before, text after)
     undo: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 

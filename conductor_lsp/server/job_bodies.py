@@ -83,7 +83,7 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
         )
         if applied.undo:
             job.undo = BufferUndo(ls, applied.undo, request.episode_job, job.id)
-        return Applied(applied.paths, applied.errors)
+        return applied
 
     try:
         report = await edit_buffer(session, request, apply, Hooks(on_event=job.on_event))

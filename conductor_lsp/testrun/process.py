@@ -131,16 +131,17 @@ async def _run(
         _kill_marked(mark)  # and those that left the group
         await _drain(reader, proc)
         await _exited(proc)  # the group was killed: this is at once
+    text = output.text()
     failures: tuple[TestFailure, ...] = ()
     structured = False
     if report:
         failures, structured = _read_junit(Path(report), cwd)
     if not structured:
-        failures = _guess_failures(output.text())
+        failures = _guess_failures(text)
     return TestRun(
         command,
         -9 if proc.returncode is None else proc.returncode,
-        output.text(),
+        text,
         time.monotonic() - started,
         timed_out,
         failures,
