@@ -70,9 +70,7 @@ class Confinement:
         """``base`` without its keys, with HOME, the temp dir and the XDG folders in
         ``home`` (created here)."""
         env = {k: v for k, v in base.items() if not self.secret(k, v)}
-        for name, sub in zip(
-            PRIVATE, ("", "tmp", "tmp", "tmp", ".cache", ".config", ".local"), strict=True
-        ):
+        for name, sub in PRIVATE.items():
             folder = home / sub if sub else home
             folder.mkdir(parents=True, exist_ok=True)
             env[name] = str(folder)
