@@ -11,6 +11,7 @@ test run of ``fix`` is the user's command on the user's files: it is not confine
 from __future__ import annotations
 
 import re
+import site
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,13 @@ KNOWN_KEYS = frozenset(
         "AWS_SESSION_TOKEN",
     }
 )
+#: Who commits, for tests that run git with no ~/.gitconfig to read.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "conductor-lsp tests",
+    "GIT_COMMITTER_NAME": "conductor-lsp tests",
+    "GIT_AUTHOR_EMAIL": "tests@conductor-lsp.invalid",
+    "GIT_COMMITTER_EMAIL": "tests@conductor-lsp.invalid",
+}
 #: The private folder's variables (home, temp, caches, configuration) and their folders.
 PRIVATE = {
     "HOME": "",
@@ -70,6 +78,10 @@ class Confinement:
         """``base`` without its keys, with HOME, the temp dir and the XDG folders in
         ``home`` (created here)."""
         env = {k: v for k, v in base.items() if not self.secret(k, v)}
+        # Packages installed with ``pip install --user`` stay importable, and git has an
+        # identity (the user's ~/.gitconfig is not read from the private HOME).
+        env.setdefault("PYTHONUSERBASE", site.getuserbase())
+        env.update({k: v for k, v in GIT_IDENTITY.items() if k not in base})
         for name, sub in PRIVATE.items():
             folder = home / sub if sub else home
             folder.mkdir(parents=True, exist_ok=True)

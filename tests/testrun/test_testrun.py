@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import site
 import sys
 import tempfile
 import time
@@ -227,6 +228,9 @@ def test_a_confined_environment_holds_no_key() -> None:
             env
         )
         assert env["HOME"] == str(Path(tmp) / "home") and Path(env["TMPDIR"]).is_dir()
+        # user-site packages stay importable; git has someone to commit as
+        assert env["PYTHONUSERBASE"] == site.getuserbase()
+        assert env["GIT_AUTHOR_NAME"] and env["GIT_COMMITTER_EMAIL"]
     assert "sk-the-key-in-use" not in repr(confine)
     assert confine.removed(base) == [
         "DB_PASSWORD", "ELSEWHERE", "GITHUB_TOKEN", "MY_LLM", "OPENAI_API_KEY",
