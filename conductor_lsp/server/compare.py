@@ -14,8 +14,7 @@ from ..jobs import apply_candidate as write_candidate
 from ..jobs import list_candidates
 from .app import ConductorServer
 from .arguments import CandidateArgs, JobArgs, camel
-from .editor_edits import open_documents
-from .job_bodies import CheckpointUndo, dirty_buffers, finish, sync_buffers
+from .job_bodies import CheckpointUndo, buffers_follow_disk, dirty_buffers, finish
 from .job_table import WHOLE_WORKSPACE, Progress, ServerJob
 
 
@@ -62,15 +61,14 @@ async def _apply_job(ls: ConductorServer, job: ServerJob, target: ServerJob, ind
     root = config.root
     report = target.fix
     assert report is not None
-    before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
     dirty = set(dirty_buffers(ls, root))
     try:
-        session = await asyncio.to_thread(ls.session)
-        picked = await write_candidate(session, report, index, lambda rel: rel in dirty)
+        async with buffers_follow_disk(ls, root, job.title):
+            session = await asyncio.to_thread(ls.session)
+            picked = await write_candidate(session, report, index, lambda rel: rel in dirty)
     except ConductorError as e:
         finish(ls, job, "failed", str(e), error=True)
         return
-    await sync_buffers(ls, before, job.title)
     job.undo = CheckpointUndo(ls, picked.start.ref)
     finish(
         ls,

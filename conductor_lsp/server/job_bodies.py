@@ -163,14 +163,6 @@ def fix_hooks(ls: ConductorServer, job: ServerJob, root: Path, preview: bool) ->
     as busy files, test diagnostics, and buffers refreshed after each attempt."""
     reviewer = editor_reviewer(ls, root, f"{job.title}: review") if preview else None
 
-    @contextlib.asynccontextmanager
-    async def attempt() -> AsyncIterator[None]:
-        before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
-        try:
-            yield
-        finally:
-            await sync_buffers(ls, before, job.title)
-
     def ended(report: FixReport) -> None:
         job.undo = CheckpointUndo(ls, report.checkpoint.ref)
         job.fix = report
@@ -186,9 +178,20 @@ def fix_hooks(ls: ConductorServer, job: ServerJob, root: Path, preview: bool) ->
         busy=lambda rel: rel in dirty_buffers(ls, root),
         on_tests=lambda run: publish_test_diagnostics(ls, root, run),
         again=again,
-        attempt=attempt,
+        attempt=lambda: buffers_follow_disk(ls, root, job.title),
         on_report=ended,
     )
+
+
+@contextlib.asynccontextmanager
+async def buffers_follow_disk(ls: ConductorServer, root: Path, label: str) -> AsyncIterator[None]:
+    """Around a block that changes the workspace's files on disk: its open, unmodified
+    buffers are brought in line with them afterwards."""
+    before = {p: d.source for p, d in open_documents(ls).items() if p.is_relative_to(root)}
+    try:
+        yield
+    finally:
+        await sync_buffers(ls, before, label)
 
 
 async def sync_buffers(ls: ConductorServer, before: dict[Path, str], label: str) -> None:
@@ -270,11 +273,10 @@ class CheckpointUndo:
     once: bool = False
 
     async def __call__(self, title: str) -> str:
-        config, _ = self.ls.current_config()
-        before = {p: d.source for p, d in open_documents(self.ls).items()}
+        root = self.ls.current_config()[0].root
         episodes = self.ls.session().episodes
-        done = await asyncio.to_thread(undo, config.root, job=self.ref, episodes=episodes)
-        await sync_buffers(self.ls, before, title)
+        async with buffers_follow_disk(self.ls, root, title):
+            done = await asyncio.to_thread(undo, root, job=self.ref, episodes=episodes)
         return f"restored {done.restored.ref}"
 
 
