@@ -99,6 +99,10 @@ class TestConfig:
     """Seconds before the whole test process group is killed."""
     jobs: Count = 2
     """Most candidate answers tested at once, each in its own sandbox."""
+    walls: bool = True
+    """Tests of code you did not write (candidates, mined repositories) run with no network
+    but loopback and read-only outside their sandbox, where the machine allows it (Linux
+    user namespaces; `doctor` says); false: without keys and with a HOME of their own only."""
 
 
 @dataclass

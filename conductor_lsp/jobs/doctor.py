@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from pathlib import Path
 
 from ..conductor.registry import BACKENDS
@@ -18,7 +17,7 @@ from ..models.base import has_module
 from ..models.transformers import find_smollm2
 from ..policy.predict import Policy
 from ..protocols import Check, WorkerContext
-from ..testrun import Confinement
+from ..testrun import Confinement, probe
 from ..version import extra
 from ..workers.http import HttpWorker
 from ..workers.registry import PROVIDERS
@@ -136,13 +135,15 @@ def confinement_row(config: Config) -> Row:
     """What holds the tests of code we did not write (candidates, mined repositories)."""
     hidden = Confinement(config.key_names()).removed(os.environ)
     keys = f"without {', '.join(hidden)}" if hidden else "without keys (none is set here)"
-    bwrap = "bubblewrap is installed but not used yet" if shutil.which("bwrap") else "no bubblewrap"
+    if not config.test.walls:
+        walls = "the network and the files outside their sandbox are open ([test] walls = false)"
+    else:
+        walls = probe().describe()
     return (
         "test confinement",
         "info",
         f"candidates' and mined repositories' tests run {keys}, with a HOME and temp dir "
-        f"of their own; not isolated: the network and the files outside their sandbox "
-        f"({bwrap}); the workspace's own test runs are yours, as you run them",
+        f"of their own; {walls}; the workspace's own test runs are yours, as you run them",
     )
 
 

@@ -54,7 +54,7 @@ class Session:
         """How tests of code we did not write run here (a candidate's in its sandbox):
         without the keys this configuration uses, by name and by value."""
         values = frozenset(s.reveal() for s in self.pool.secrets() if s)
-        return Confinement(self.config.key_names(), values)
+        return Confinement(self.config.key_names(), values, self.config.test.walls)
 
     def new_trace(self, label: str = "job") -> Trace:
         if not self.config.trace.enabled:

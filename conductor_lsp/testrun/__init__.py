@@ -15,6 +15,7 @@ from .result import (
     clip,
     steady,
 )
+from .walls import Walls, probe
 
 __all__ = [
     "HEAD_CHARS",
@@ -23,8 +24,10 @@ __all__ = [
     "Confinement",
     "TestFailure",
     "TestRun",
+    "Walls",
     "clip",
     "is_pytest",
+    "probe",
     "run_tests",
     "steady",
 ]

@@ -3,9 +3,11 @@ repository's, a rollout's. Their environment holds no key (no variable whose nam
 it is one, none the configuration names, none whose value is a key in use), and HOME
 and the temp dir are a private folder made for the run and removed after it.
 
-Not isolated (say so, do not pretend): the network, and the files outside the sandbox,
-which the tests may read and write with the user's rights. The workspace's own first
-test run of ``fix`` is the user's command on the user's files: it is not confined.
+Where the machine allows it (``testrun.walls``: Linux user namespaces) the run also has
+no network but loopback and may write only in its sandbox and private folder; where it
+does not, the network and the files outside the sandbox are open to the tests with the
+user's rights (``doctor`` says which). The workspace's own first test run of ``fix`` is
+the user's command on the user's files: it is not confined.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ class Confinement:
     names: frozenset[str] = frozenset()
     #: The keys in use, by value: a variable holding one goes whatever its name.
     values: frozenset[str] = field(default=frozenset(), repr=False)
+    #: Wall the run in too (no network, read-only outside its sandbox) where the machine
+    #: allows it (``[test] walls``).
+    walls: bool = True
 
     def secret(self, name: str, value: str) -> bool:
         return (

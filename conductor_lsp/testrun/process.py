@@ -26,6 +26,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import walls
 from .confine import Confinement
 from .result import HEAD_CHARS, TAIL_CHARS, TestFailure, TestRun, clip
 
@@ -54,12 +55,14 @@ async def run_tests(
     environment, a private HOME and temp dir for this run alone."""
     argv = shlex.split(command)
     report = None
-    if is_pytest(argv):
-        fd, report = tempfile.mkstemp(prefix="conductor-junit-", suffix=".xml")
+    home = tempfile.mkdtemp(prefix="conductor-home-") if confine is not None else None
+    if is_pytest(argv):  # in the private folder when confined: the walls let it write
+        fd, report = tempfile.mkstemp(prefix="conductor-junit-", suffix=".xml", dir=home)
         os.close(fd)
         argv += ["-o", "junit_family=xunit1", f"--junitxml={report}", *select]
-    home = tempfile.mkdtemp(prefix="conductor-home-") if confine is not None else None
     env = confine.environ(os.environ, Path(home)) if confine and home else dict(os.environ)
+    if confine and home and confine.walls and walls.probe().in_force:
+        argv = walls.wrap(argv, [cwd, Path(home)])
     try:
         return await _run(argv, command, cwd, timeout, report, tuple(select), env)
     finally:  # a cancelled candidate's report too

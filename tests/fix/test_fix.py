@@ -16,6 +16,8 @@ import pytest
 from helpers import GOOD, WAIT, calc_project, cli, config, sr, worker
 from standin import Behaviour, StandIn
 
+from conductor_lsp.testrun import probe
+
 PY = sys.executable
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 TESTS = (
@@ -367,22 +369,29 @@ def test_review_writes_the_accepted_hunk_alone_and_tests_it(repo: Path, standin:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.parametrize("walls", [False, True], ids=["keys-only", "walled"])
 def test_a_candidates_tests_never_see_the_workers_key(
-    repo: Path, standin: StandIn, tmp_path: Path
+    repo: Path, standin: StandIn, tmp_path: Path, walls: bool
 ) -> None:
     """The worker's key is in the environment of the job (it calls the worker with it),
-    and a candidate's tests, run in its sandbox, see neither it nor the user's HOME."""
+    and a candidate's tests, run in its sandbox, see neither it nor the user's HOME;
+    walled in, they cannot even write the spy file outside their sandbox."""
+    if walls and not probe().in_force:
+        pytest.skip(f"no walls here: {probe().why}")
     spy = tmp_path / "seen.txt"
     (repo / "test_calc.py").write_text(
         "import os, pathlib\nfrom calc import add\n\n\ndef test_add():\n"
-        f"    pathlib.Path({str(spy)!r}).open('a').write("
+        "    try:\n"
+        f"        pathlib.Path({str(spy)!r}).open('a').write("
         "f\"{os.environ.get('CODER_KEY', 'no key')} {os.environ['HOME']}\\n\")\n"
+        "    except OSError:\n"
+        "        pass\n"
         "    assert add(2, 3) == 5\n"
     )
     toml = (repo / "conductor.toml").read_text()
-    (repo / "conductor.toml").write_text(
-        toml.replace("[workers.coder]\n", '[workers.coder]\napi_key_env = "CODER_KEY"\n')
-    )
+    toml = toml.replace("[workers.coder]\n", '[workers.coder]\napi_key_env = "CODER_KEY"\n')
+    toml = toml.replace("[test]\n", f"[test]\nwalls = {str(walls).lower()}\n")
+    (repo / "conductor.toml").write_text(toml)
     git.Repo(repo).git.commit("-qam", "spy")
     standin.push(Behaviour(text=GOOD))
     env = {**os.environ, "CODER_KEY": "sk-worker-key-0123"}
@@ -396,5 +405,7 @@ def test_a_candidates_tests_never_see_the_workers_key(
     # The workspace's own runs (the first) are the user's command on the user's files.
     assert seen[0] == f"sk-worker-key-0123 {Path.home()}", seen
     candidates = [line for line in seen if not line.startswith("sk-worker-key-0123")]
-    assert candidates and all(line.startswith("no key ") for line in candidates), seen
+    if walls:
+        assert not candidates, seen  # the write outside the sandbox was refused
+        return
     assert all(line.split(" ", 2)[2] != str(Path.home()) for line in candidates), seen

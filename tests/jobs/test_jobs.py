@@ -78,6 +78,7 @@ def test_doctor_says_what_holds_the_tests_of_code_we_did_not_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from conductor_lsp.jobs.doctor import confinement_row
+    from conductor_lsp.testrun import probe
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     monkeypatch.setenv("MY_LLM", "named below")
@@ -86,4 +87,9 @@ def test_doctor_says_what_holds_the_tests_of_code_we_did_not_write(
     )
     what, status, detail = confinement_row(load_config(tmp_path, env={}))
     assert what == "test confinement" and status == "info"
-    assert "MY_LLM" in detail and "OPENAI_API_KEY" in detail and "not isolated" in detail
+    assert "MY_LLM" in detail and "OPENAI_API_KEY" in detail
+    walls = probe()
+    assert ("no network" if walls.in_force else walls.why) in detail, detail
+    off = load_config(tmp_path, env={})
+    off.test.walls = False
+    assert "open ([test] walls = false)" in confinement_row(off)[2]

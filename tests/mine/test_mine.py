@@ -33,7 +33,7 @@ def commit(repo: git.Repo, files: dict[str, str], message: str) -> str:
     return repo.index.commit(message).hexsha
 
 
-def history(root: Path, counter: Path) -> dict[str, str]:
+def history(root: Path) -> dict[str, str]:
     """The repository; returns each kind of commit's sha."""
     repo = git.Repo.init(root, initial_branch="main")
     shas = {
@@ -55,8 +55,9 @@ def history(root: Path, counter: Path) -> dict[str, str]:
         "Fix mul() multiplying",
     )  # fmt: skip
     flaky = (
-        "from pathlib import Path\n\nfrom flake import value\n\nCOUNTER = Path("
-        f"{str(counter)!r})\n\n\ndef test_value():\n    n = int(COUNTER.read_text() or 0) "
+        "from pathlib import Path\n\nfrom flake import value\n\n"  # in its sandbox: the
+        "COUNTER = Path(__file__).with_name('.counter')\n\n\n"  # walls allow no other
+        "def test_value():\n    n = int(COUNTER.read_text() or 0) "
         "if COUNTER.exists() else 0\n    COUNTER.write_text(str(n + 1))\n    assert n % 2 == 0 "
         "and value() == 1\n"
     )
@@ -95,7 +96,7 @@ def git_state(root: Path) -> dict[str, object]:
 @pytest.fixture
 def mined(tmp_path: Path) -> tuple[Path, Path, dict[str, str], str]:
     root = tmp_path / "repo"
-    shas = history(root, tmp_path / "counter")
+    shas = history(root)
     (root / "notes.txt").write_text("untracked work\n")
     (root / "calc.py").write_text((root / "calc.py").read_text() + "# uncommitted edit\n")
     subprocess.run(["git", "-C", str(root), "stash"], check=True, capture_output=True)
@@ -215,7 +216,7 @@ def test_a_users_git_settings_do_not_reach_the_known_answer(tmp_path: Path) -> N
     configuration: the mined task's known answer is git's plain diff all the same, and it
     applies."""
     root = tmp_path / "repo"
-    history(root, tmp_path / "counter")
+    history(root)
     hostile = hostile_git_config(tmp_path)
     out = tmp_path / "suite"
     done = cli("mine", str(root), "--out", str(out), env={"GIT_CONFIG_GLOBAL": str(hostile)})
@@ -232,7 +233,7 @@ def test_a_link_out_of_the_tree_in_the_history_is_left_out_not_a_crash(tmp_path:
     without the link (tarfile's data filter refuses it) and the fix is mined as before;
     the link's target outside is untouched."""
     root = tmp_path / "repo"
-    history(root, tmp_path / "counter")
+    history(root)
     repo = git.Repo(root)
     (root / "up").symlink_to("../../..")
     (root / "abs").symlink_to("/etc/passwd")
@@ -257,7 +258,7 @@ def test_a_history_with_a_submodule_and_binary_blobs_is_mined_past(tmp_path: Pat
     """A gitlink (a submodule's commit), a binary file changed beside the code and a file
     name no file system likes: each commit is judged or skipped with a reason."""
     root = tmp_path / "repo"
-    history(root, tmp_path / "counter")
+    history(root)
     repo = git.Repo(root)
     sub = git.Repo.init(tmp_path / "lib")
     commit(sub, {"lib.py": "X = 1\n"}, "lib")
