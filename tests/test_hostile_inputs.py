@@ -1,12 +1,18 @@
 """A bounded fuzz of the surfaces that read what anyone may write: a workspace's
-configuration values, the MCP door's paths and lines, a server's model list. Each ends
+configuration values, the MCP door's paths and lines, a local server's model list
+(``init``). Each ends
 in its own clear error or a sane value, never another exception (the campaign of issue
 50, kept small enough for CI)."""
 
 from __future__ import annotations
 
+import asyncio
+import http.server
 import json
+import re
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,3 +86,54 @@ def test_the_mcp_guard_reads_any_line(message: object) -> None:
     assert key is None or isinstance(key, str | int)
     if isinstance(message, dict) and isinstance(message.get("params", {}), dict):
         assert key is None
+
+
+class _Models(http.server.BaseHTTPRequestHandler):
+    """A loopback server whose ``/v1/models`` body is whatever the fuzz sets."""
+
+    body = b""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def models_server() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Models)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+MODEL_LISTS = st.one_of(
+    VALUES,
+    st.fixed_dictionaries({"data": st.lists(st.fixed_dictionaries({"id": VALUES}), max_size=40)}),
+    st.fixed_dictionaries(
+        {"data": st.lists(st.fixed_dictionaries({"id": st.text(max_size=300)}), max_size=40)}
+    ),
+)
+
+
+@FUZZ
+@given(body=MODEL_LISTS | st.binary(max_size=200).map(lambda b: {"raw": b}))
+def test_init_reads_any_model_list(models_server: str, body: object) -> None:
+    """Whatever a local server answers, ``init`` finds a bounded list of printable ids,
+    named so a TOML table can hold them, or nothing; never an exception."""
+    from conductor_lsp.configure.discover import MAX_ID, MAX_MODELS, served
+
+    raw = body["raw"] if isinstance(body, dict) and "raw" in body else None
+    _Models.body = raw if isinstance(raw, bytes) else json.dumps(body).encode()
+    found = asyncio.run(served({"fuzz": models_server}, timeout=10))
+    assert len(found) <= MAX_MODELS
+    for f in found:
+        assert f.model.isprintable() and 0 < len(f.model) <= MAX_ID
+        f.model.encode("utf-8")  # writable as it will be written
+        assert re.fullmatch(r"[a-z0-9_-]+", f.name), f.name
