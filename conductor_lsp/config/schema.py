@@ -99,6 +99,9 @@ class TestConfig:
     """Seconds before the whole test process group is killed."""
     jobs: Count = 2
     """Most candidate answers tested at once, each in its own sandbox."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables every test run gets. PYTHONHASHSEED is 0 unless set here (`"random"` for
+    Python's default), so a suite that iterates a set fails in the same order every run."""
     walls: bool = True
     """Tests of code you did not write (candidates, mined repositories) run with no network
     but loopback and read-only outside their sandbox, where the machine allows it (Linux

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import EditError
 from .blocks import apply_block, is_python, resolve
+from .format import REPEATS_EXAMPLE, repeats_example
 from .match import LineIndex, Match, find_match
 from .model import EditFailure, EditResult, EditsConfig, FileEdit
 from .parse import parse_edits
@@ -69,7 +70,7 @@ def apply_edits(
     ``guard`` may refuse a change it does not allow (the fix loop's protected tests)."""
     threshold = (config or EditsConfig()).fuzzy_threshold
     result = EditResult()
-    edits = [e for e in edits if not _invalid_unicode(e, result)]
+    edits = [e for e in edits if not _invalid_unicode(e, result) and not _example(e, result)]
     resolved, failures, notes = resolve(edits, files, targets)
     result.failures += failures
     result.notes += notes
@@ -98,6 +99,15 @@ def apply_edits(
         if why:
             result.failures.append(EditFailure(path, why, by_path[path][0].source_line))
     return result
+
+
+def _example(edit: FileEdit, result: EditResult) -> bool:
+    """An edit that returns the format's example: refused, saying so."""
+    what = repeats_example(edit.search, edit.replace)
+    if what:
+        why = REPEATS_EXAMPLE.format(what=what)
+        result.failures.append(EditFailure(edit.path, why, edit.source_line))
+    return bool(what)
 
 
 def _invalid_unicode(edit: FileEdit, result: EditResult) -> bool:

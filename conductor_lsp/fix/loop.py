@@ -98,6 +98,7 @@ class FixLoop:
             allow_test_edits=self.config.fix.allow_test_edits,
             jobs=t.jobs,
             confine=self.session.confinement(),
+            env=t.env,
         )
         self.best = start = State({}, first)
         interrupted = False
@@ -130,7 +131,7 @@ class FixLoop:
         self.note(0, f"checkpoint {start_cp.ref}")
         self.job_id = start_cp.ref
         t = self.config.test
-        first = await run_tests(t.command, self.root, t.timeout)
+        first = await run_tests(t.command, self.root, t.timeout, env=t.env)
         self.on_tests(first)
         self.note(0, f"tests: {first.state()}")
         if self.config.fix.repo_map_chars > 0:
@@ -227,7 +228,8 @@ class FixLoop:
         if report.rejected:
             self.session.episodes.review(self.job_id, report.rejected)
             if report.written:
-                report.end = await run_tests(cfg.test.command, self.root, cfg.test.timeout)
+                t = cfg.test
+                report.end = await run_tests(t.command, self.root, t.timeout, env=t.env)
                 self.note(0, f"tests after review: {report.end.state()}")
 
 

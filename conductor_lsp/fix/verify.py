@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..edits.model import EditsConfig
@@ -45,9 +46,12 @@ class Verifier:
         allow_test_edits: bool = False,
         jobs: int = 2,
         confine: Confinement | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
-        """``confine``: how a candidate's tests run (code we did not write)."""
+        """``confine``: how a candidate's tests run (code we did not write); ``env``: the
+        variables every test run gets (``[test] env``)."""
         self.confine = confine or Confinement()
+        self.env = dict(env or {})
         self.bench = bench
         self.command = command
         self.timeout = timeout
@@ -101,14 +105,9 @@ class Verifier:
         if before.structured and before.failures:
             ids = [f.test_id for f in before.failures]
             first = await run_tests(
-                self.command, path, self.timeout, select=ids, confine=self.confine
+                self.command, path, self.timeout, select=ids, confine=self.confine, env=self.env
             )
             if not first.passed and first.signature() == before.signature():
-                return self._here(first, path)
-        run = await run_tests(self.command, path, self.timeout, confine=self.confine)
-        return self._here(run, path)
-
-    def _here(self, run: TestRun, path: Path) -> TestRun:
-        """The run as if in the workspace: models and people see its paths, not the sandbox's."""
-        root = str(self.bench.root)
-        return dataclasses.replace(run, output=run.output.replace(str(path), root))
+                return first
+        # Its paths read relative to the sandbox, as the workspace's read relative to it.
+        return await run_tests(self.command, path, self.timeout, confine=self.confine, env=self.env)

@@ -14,6 +14,7 @@ them as diagnostics.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import shlex
@@ -23,7 +24,7 @@ import tempfile
 import time
 import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from . import walls
@@ -34,6 +35,9 @@ from .result import HEAD_CHARS, TAIL_CHARS, TestFailure, TestRun, clip
 MARK = "CONDUCTOR_TEST_RUN"
 #: How long output is still read once the command ended (or was killed).
 DRAIN_SECONDS = 1.0
+#: What every test run gets unless ``[test] env`` says otherwise: a suite that iterates a
+#: set fails in the same order on every run, so a model reads the same failure twice.
+STEADY_ENV = {"PYTHONHASHSEED": "0"}
 
 
 def is_pytest(argv: Sequence[str]) -> bool:
@@ -49,10 +53,14 @@ async def run_tests(
     *,
     select: Sequence[str] = (),
     confine: Confinement | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> TestRun:
     """Run ``command`` (a shell-like string); kill what it started at the timeout.
     ``confine``: code we did not write (``testrun.confine``): no keys in its
-    environment, a private HOME and temp dir for this run alone."""
+    environment, a private HOME and temp dir for this run alone. ``env``: variables
+    the run gets besides (``[test] env``), over ``STEADY_ENV``. The run's paths read
+    relative to ``cwd`` (and ``~`` for a private HOME), so the same failure reads the
+    same in any sandbox."""
     argv = shlex.split(command)
     report = None
     home = tempfile.mkdtemp(prefix="conductor-home-") if confine is not None else None
@@ -60,16 +68,45 @@ async def run_tests(
         fd, report = tempfile.mkstemp(prefix="conductor-junit-", suffix=".xml", dir=home)
         os.close(fd)
         argv += ["-o", "junit_family=xunit1", f"--junitxml={report}", *select]
-    env = confine.environ(os.environ, Path(home)) if confine and home else dict(os.environ)
+    base = confine.environ(os.environ, Path(home)) if confine and home else dict(os.environ)
+    base.update({**STEADY_ENV, **(env or {})})
     if confine and home and confine.walls and walls.probe().in_force:
         argv = walls.wrap(argv, [cwd, Path(home)])
     try:
-        return await _run(argv, command, cwd, timeout, report, tuple(select), env)
+        run = await _run(argv, command, cwd, timeout, report, tuple(select), base)
+        return _as_shown(run, cwd, Path(home) if home else None)
     finally:  # a cancelled candidate's report too
         if report:
             Path(report).unlink(missing_ok=True)
         if home:
             shutil.rmtree(home, ignore_errors=True)
+
+
+def _as_shown(run: TestRun, cwd: Path, home: Path | None) -> TestRun:
+    """``run`` with the folder it ran in as ``.`` and its private HOME as ``~``: no
+    machine's paths in what a model is shown or a trace keeps."""
+    places = {str(cwd): ".", str(cwd.resolve()): "."}
+    if home is not None:
+        places.update({str(home): "~", str(home.resolve()): "~"})
+    order = sorted(places.items(), key=lambda kv: -len(kv[0]))
+    # a whole path only: "/tmp/x" is not the start of "/tmp/xy"
+    patterns = [(re.compile(re.escape(a) + r"(/|(?![\w.-]))"), _short(s)) for a, s in order]
+
+    def shown(text: str) -> str:
+        for pattern, short in patterns:
+            text = pattern.sub(short, text)
+        return text
+
+    failures = tuple(
+        dataclasses.replace(f, file=shown(f.file), message=shown(f.message)) for f in run.failures
+    )
+    return dataclasses.replace(run, output=shown(run.output), failures=failures)
+
+
+def _short(short: str) -> Callable[[re.Match[str]], str]:
+    """What a path becomes: ``short``, and a path under it relative (``./a`` as ``a``)."""
+    inside = "" if short == "." else short + "/"
+    return lambda m: inside if m.group(1) else short
 
 
 class Output:

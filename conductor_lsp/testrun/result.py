@@ -96,7 +96,7 @@ class TestRun:
         lines = [f"$ {self.command}", state]
         for f in self.failures[:20]:
             lines.append(
-                f"- {f.test_id} at {f.file}:{f.line}: {f.message.splitlines()[0][:200]}"
+                f"- {f.test_id} at {f.file}:{f.line}: {_plain(f.message.splitlines()[0])[:200]}"
                 if f.message
                 else f"- {f.test_id} at {f.file}:{f.line}"
             )
@@ -114,19 +114,27 @@ _TOOK = re.compile(
 
 #: An object's address in a repr ("<function f at 0x7f5a0fe4cae0>"): new on every run.
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")
+#: pytest's temp folders (``tmp_path``), numbered anew on every run.
+_PYTEST_TMP = re.compile(r"(?:/[^\s'\"/]+)*/pytest-of-[^\s'\"/]+/pytest-\d+")
 #: Where pytest's report of what failed begins; before it: start-up warnings, progress dots.
 _REPORT = re.compile(r"^=+ (?:FAILURES|ERRORS) =+$", re.M)
 
 
 def steady(output: str, structured: bool) -> str:
     """The output as a model should read it: the same failure gives the same text on every
-    run (no seconds, no addresses), and, when the failures are already listed from the
-    report, pytest's account of them without the start-up noise before it."""
+    run (no seconds, no addresses, no numbered temp folders), and, when the failures are
+    already listed from the report, pytest's account of them without the start-up noise
+    before it."""
     text = output.strip()
     start = _REPORT.search(text) if structured else None
     if start is not None:
         text = text[start.start() :]
-    return _ADDRESS.sub("", _TOOK.sub(r"\1", text))
+    return _plain(_TOOK.sub(r"\1", text))
+
+
+def _plain(text: str) -> str:
+    """Without what changes from run to run of the same failure: addresses, temp folders."""
+    return _PYTEST_TMP.sub("<tmp>/pytest-N", _ADDRESS.sub("", text))
 
 
 def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:

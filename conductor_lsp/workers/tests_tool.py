@@ -34,7 +34,7 @@ class TestsWorker(ProviderDefaults):
         return ("ok" if command else "no"), f"tests: {command or 'set [test] command'}"
 
     async def complete(self, request: WorkerRequest) -> WorkerResponse:
-        run = await run_tests(self.test.command, self.root, self.test.timeout)
+        run = await run_tests(self.test.command, self.root, self.test.timeout, env=self.test.env)
         return WorkerResponse(text=run.summary(), model="tests", elapsed=run.seconds)
 
     async def aclose(self) -> None:

@@ -409,3 +409,32 @@ def test_a_candidates_tests_never_see_the_workers_key(
         assert not candidates, seen  # the write outside the sandbox was refused
         return
     assert all(line.split(" ", 2)[2] != str(Path.home()) for line in candidates), seen
+
+
+#: A failing test whose report varies from run to run unless the runs are made steady: it
+#: iterates a set of strings (its order follows PYTHONHASHSEED) and names its temp folder.
+UNSTEADY = (
+    "from calc import add\n\n\ndef test_add(tmp_path):\n"
+    "    names = list({'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'})\n"
+    "    assert add(2, 3) == 5, f'{names} in {tmp_path}'\n"
+)
+
+
+def test_two_runs_on_one_task_send_the_same_first_prompt(repo: Path, standin: StandIn) -> None:
+    """What a model is shown does not depend on the run: no seconds, no hash order, no
+    sandbox or temp path. A greedy model then answers the same, and strategies compare
+    like for like."""
+    (repo / "test_calc.py").write_text(UNSTEADY)
+    git.Repo(repo).git.commit("-qam", "unsteady")
+    first: list[str] = []
+    for _ in range(2):
+        standin.seen.clear()
+        standin.push(Behaviour(text="No edit from me."))
+        out = fix(repo, "--max-iterations", "1")
+        assert out.returncode == 1, out.stdout + out.stderr
+        first.append(json.dumps(standin.seen[0].body, sort_keys=True))
+
+    assert first[0] == first[1]
+    prompt = standin.seen[0].prompt()
+    assert "alpha" in prompt and str(repo) not in prompt  # the workspace reads as "."
+    assert "<tmp>/pytest-N" in prompt and "pytest-of-" not in prompt

@@ -258,3 +258,29 @@ async def test_a_confined_run_sees_no_key_and_a_home_of_its_own(
     assert f"TMP {home}" in run.output
     plain = await run_tests(f"{PY} peek.py", tmp_path, WAIT)  # the user's own run
     assert "\nKEY" in "\n" + plain.output and f"HOME {Path.home()}" in plain.output
+
+
+async def test_a_runs_paths_read_relative_to_where_it_ran(tmp_path: Path) -> None:
+    """No machine's paths in what a model is shown: the folder the run is in is ``.``,
+    a file in it its relative path, a private HOME ``~``; a longer path that merely
+    starts the same is left alone. PYTHONHASHSEED is fixed unless ``env`` sets it."""
+    from conductor_lsp.testrun import Confinement
+
+    box = tmp_path / "box"
+    box.mkdir()
+    (box / "where.py").write_text(
+        "import os, pathlib\n"
+        "here = pathlib.Path.cwd()\n"
+        "print('FILE', here / 'calc.py')\n"
+        "print('DIR', here)\n"
+        "print('SIBLING', str(here) + 'xyz')\n"
+        "print('HOME', os.environ['HOME'] + '/cache')\n"
+        "print('SEED', os.environ.get('PYTHONHASHSEED'))\n"
+    )
+    run = await run_tests(f"{PY} where.py", box, WAIT, confine=Confinement())
+    lines = dict(line.split(" ", 1) for line in run.output.splitlines() if " " in line)
+    assert lines["FILE"] == "calc.py" and lines["DIR"] == "."
+    assert lines["SIBLING"] == f"{box}xyz" and lines["HOME"] == "~/cache"
+    assert lines["SEED"] == "0"
+    again = await run_tests(f"{PY} where.py", box, WAIT, env={"PYTHONHASHSEED": "random"})
+    assert "SEED random" in again.output
