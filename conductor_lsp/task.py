@@ -49,6 +49,8 @@ class FileContext:
     #: ``text`` is part of the file, its gaps marked (a worker's window is too small for
     #: the whole: ``context.window``); such a file is changed by SEARCH/REPLACE only.
     partial: bool = False
+    #: Which definitions a partly shown file shows, and why (said in its header).
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Task:
     repo_map: str = ""
     #: Every step sees the map (editor and ``run`` jobs), not only analysis (fix jobs).
     map_every_step: bool = False
+    #: What was cut to fit the worker's window, one ``- what`` line each (``context.budget``).
+    cut: str = ""
 
     def editable(self) -> list[str]:
         """The paths of the files this task may change."""
@@ -108,6 +112,7 @@ class Task:
                 header += " (read only)"
             if f.partial:
                 header += " (shown in part: the lines marked '# ... not shown' are hidden)"
+                header += f"\nShown: {f.why}." if f.why else ""
             parts.append(f"{header}\n```\n{text.rstrip()}\n```")
         if self.diagnostics:
             parts.append("## Diagnostics\n" + "\n".join(f"- {d}" for d in self.diagnostics))
@@ -115,6 +120,8 @@ class Task:
             parts.append(f"## Failing tests\n{self.test_failures.strip()}")
         if self.previous:
             parts.append(f"## Previous attempt\n{self.previous.strip()}")
+        if self.cut:
+            parts.append(f"## Not shown (your window is too small for all of it)\n{self.cut}")
         return "\n\n".join(parts)
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from collections.abc import Iterable
 
 from ..task import Task
+from .focus import IN_TRACEBACK, focus
 
 #: A conservative guess of characters per token for code and prose (tokenizers give 3.5-4).
 CHARS_PER_TOKEN = 3.0
@@ -24,8 +24,6 @@ CHARS_PER_TOKEN = 3.0
 HEAD_LINES = 30
 #: Lines either side of a pointed-at line outside any definition.
 AROUND = 12
-_LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
-_WORD = re.compile(r"[A-Za-z_]\w{2,}")
 
 
 def window_chars(context: int, max_tokens: int, other_chars: int) -> int:
@@ -39,32 +37,26 @@ def window_chars(context: int, max_tokens: int, other_chars: int) -> int:
 def fit_task(task: Task, limit: int) -> Task:
     """``task`` with its files shown in part until it renders in ``limit`` characters
     (0, or a task that fits: unchanged). The files share what the rest leaves: a file
-    under its share is shown whole and leaves the remainder to the bigger ones."""
+    under its share is shown whole and leaves the remainder to the bigger ones. A file
+    shown in part says which definitions were chosen, and why (``context.focus``)."""
     whole = len(task.render())
     if limit <= 0 or whole <= limit:
         return task
-    said = "\n".join([task.instruction, task.test_failures, task.previous])
-    points = _points(said)
-    names = list(dict.fromkeys(_WORD.findall(said)))
+    seen = focus(task)
     files = list(task.files)
     left = limit - (whole - sum(len(f.text) for f in files))
     order = sorted(range(len(files)), key=lambda k: len(files[k].text))
     for n, i in enumerate(order):
         f, share = files[i], max(left // (len(order) - n), 0)
         if len(f.text) > share:
-            shown = excerpt(f.text, points.get(f.path, []), names, share)
-            files[i] = dataclasses.replace(f, text=shown, partial=True) if shown else f
+            defs = definitions(f.text)
+            names = seen.names_for(d.name for d in defs)
+            shown, chosen = _excerpt(f.text, defs, seen.lines_in(f.path), names, share)
+            if shown:
+                why = "; ".join(chosen) or "the file's head"
+                files[i] = dataclasses.replace(f, text=shown, partial=True, why=why)
         left -= len(files[i].text)
     return dataclasses.replace(task, files=tuple(files))
-
-
-def _points(text: str) -> dict[str, list[int]]:
-    """Lines the test output points at, per file (``file.py:12`` and ``File "file.py", line
-    12``), in the order they appear."""
-    out: dict[str, list[int]] = {}
-    for path, line in _LOCATION.findall(text):
-        out.setdefault(path.removeprefix("./"), []).append(int(line))
-    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,48 +89,59 @@ def definitions(text: str) -> list[_Def]:
 
 
 def _wanted(
-    defs: list[_Def], points: list[int], names: list[str]
-) -> Iterable[tuple[int, int, tuple[int, int] | None]]:
+    defs: list[_Def], points: list[int], names: list[tuple[str, str]]
+) -> Iterable[tuple[int, int, tuple[int, int] | None, str]]:
     """Line spans in the order they matter, each with a smaller one to take when it does
-    not fit: the head, each pointed-at line's innermost definition (else the lines around
-    it), then each named definition."""
-    first = min((d.start for d in defs), default=HEAD_LINES + 1)
-    yield 1, min(first - 1, HEAD_LINES), None
+    not fit and what to say of it: each pointed-at line's innermost definition (else the
+    lines around it), then each named definition, then the file's head."""
     for line in points:
         around = (max(line - AROUND, 1), line + AROUND)
         inner = [d for d in defs if d.start <= line <= d.end]
         if not inner:
-            yield *around, None
+            yield *around, None, ""
             continue
         d = max(inner, key=lambda d: d.start)
-        yield from ((p, p, None) for p in d.parents)
-        yield d.start, d.end, around
+        yield from ((p, p, None, "") for p in d.parents)
+        yield d.start, d.end, around, f"{d.name} ({IN_TRACEBACK}, line {line})"
     by_name: dict[str, list[_Def]] = {}
     for d in defs:
         by_name.setdefault(d.name, []).append(d)
-    for name in names:
+    for name, why in names:
         for d in by_name.get(name, []):
-            yield from ((p, p, None) for p in d.parents)
-            yield d.start, d.end, None
+            yield from ((p, p, None, "") for p in d.parents)
+            yield d.start, d.end, None, f"{d.name} ({why})"
+    first = min((d.start for d in defs), default=HEAD_LINES + 1)
+    yield 1, min(first - 1, HEAD_LINES), None, ""
 
 
 def excerpt(text: str, points: list[int], names: list[str], budget: int) -> str | None:
     """The file's most relevant lines in about ``budget`` characters, each gap marked;
     None when nothing smaller than the whole file can be shown."""
-    lines, defs = text.splitlines(), definitions(text)
+    named = [(n, "named") for n in names]
+    return _excerpt(text, definitions(text), points, named, budget)[0]
+
+
+def _excerpt(
+    text: str, defs: list[_Def], points: list[int], names: list[tuple[str, str]], budget: int
+) -> tuple[str | None, list[str]]:
+    """``excerpt``, and what it chose, in words ("bump (in the traceback, line 159)")."""
+    lines = text.splitlines()
     keep: set[int] = set()
+    chosen: list[str] = []
     used = 0
-    for a, b, smaller in _wanted(defs, points, names):
+    for a, b, smaller, why in _wanted(defs, points, names):
         for lo, hi in (a, b), *([smaller] if smaller else []):
             span = [n for n in range(max(lo, 1), min(hi, len(lines)) + 1) if n not in keep]
             cost = sum(len(lines[n - 1]) + 1 for n in span) + 80
             if used + cost <= budget or not keep:
                 keep.update(span)
                 used += cost
+                if why and span and why not in chosen:
+                    chosen.append(why)
                 break
     if len(keep) >= len(lines):
-        return None
-    return _render(lines, keep, defs)
+        return None, chosen
+    return _render(lines, keep, defs), chosen
 
 
 def _render(lines: list[str], keep: set[int], defs: list[_Def]) -> str:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from ..context.window import fit_task, window_chars
+from ..context.budget import WindowError, fit
+from ..context.window import window_chars
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
 from ..protocols import WorkerRequest, WorkerResponse
@@ -198,7 +199,13 @@ class Engine:
             if res.skipped:
                 self._emit_finished(res)
                 return
-            request = self._request(task, plan, i, results, sample)
+            try:
+                request = self._request(task, plan, i, results, sample)
+            except WindowError as e:  # nothing cut fits: say so, send nothing
+                res.error = f"{step.worker}'s window: {e}"
+                self.trace.write("error", step=i, worker=step.worker, error=res.error)
+                self._emit_finished(res)
+                return
             self.on_event(StepStarted(i, step))
             self.trace.write(
                 "request",
@@ -216,19 +223,22 @@ class Engine:
     def _request(
         self, task: Task, plan: Plan, i: int, results: list[StepResult], sample: bool
     ) -> WorkerRequest:
-        """The step's request, its task fitted to the worker's window when it has one."""
+        """The step's request, all of it fitted to the worker's window when it has one
+        (``context.budget``; ``WindowError`` when nothing cut fits)."""
         temperature = self.sample_temperature if sample else None
-        request = build_request(task, plan, i, results, temperature)
         worker = self.pool[plan.steps[i].worker].config
         if not worker.context:
-            return request
-        whole = len(request.system) + sum(len(p.text) for p in request.parts)
-        limit = window_chars(worker.context, worker.max_tokens, whole - len(task.render()))
-        fitted = fit_task(task, limit)
-        if fitted is task:
-            return request
-        results[i].partial = tuple(f.path for f in fitted.files if f.partial)
-        return build_request(fitted, plan, i, results, temperature)
+            return build_request(task, plan, i, results, temperature)
+
+        def size(t: Task, seen: Mapping[int, str]) -> int:
+            r = build_request(t, plan, i, results, temperature, seen=seen)
+            return len(r.system) + sum(len(p.text) for p in r.parts)
+
+        steps = {j: results[j].text for j in plan.steps[i].dependencies(i)}
+        fitted = fit(task, steps, size, window_chars(worker.context, worker.max_tokens, 0))
+        results[i].partial = tuple(f.path for f in fitted.task.files if f.partial)
+        results[i].trimmed = fitted.cut
+        return build_request(fitted.task, plan, i, results, temperature, seen=fitted.steps)
 
     async def _call(
         self,

@@ -3,7 +3,7 @@ its subtask, stable parts first so provider prompt caches hit."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 from ..edits.format import WHOLE_FILE_LINES, edit_instructions
@@ -69,17 +69,20 @@ def build_request(
     index: int,
     results: list[StepResult],
     temperature: float | None = None,
+    *,
+    seen: Mapping[int, str] | None = None,
 ) -> WorkerRequest:
-    """Stable content first (system, task), then visible history, then the subtask."""
+    """Stable content first (system, task), then visible history, then the subtask.
+    ``seen``: the earlier steps' answers as shown, where they were cut to fit a window."""
     step = plan.steps[index]
     parts = [Part(task.render(), stable=True)]
     if task.repo_map and (step.role == "analysis" or task.map_every_step):
         parts.append(Part(f"## Repository map\n{task.repo_map}", stable=True))
     for j in step.dependencies(index):
-        r = results[j]
+        text = seen[j] if seen is not None and j in seen else results[j].text
         prev = plan.steps[j]
         parts.append(
-            Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{r.text.strip()}")
+            Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{text.strip()}")
         )
     parts.append(Part(f"## Your subtask ({step.role})\n{step.subtask}\n\n{ROLE_HINT[step.role]}"))
     return WorkerRequest(

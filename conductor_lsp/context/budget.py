@@ -1,0 +1,183 @@
+"""One budget for everything a request shows, when the worker's window is known.
+
+A request is the system prompt, the task (files, failing tests, the previous attempt),
+the repository map, earlier steps' answers and the subtask; with ``[workers.X] context``
+set, all of it plus ``max_tokens`` must fit the window, or a server refuses the request
+and a paid API bills it. What gives way, least needed first:
+
+1. the previous attempt, to its head;
+2. the repository map, to its first lines;
+3. the test output: the first failure's traceback and assertion are kept, the list of
+   failures keeps one line per kind of failure ("and 23 more like this");
+4. earlier steps' answers, to their head and tail;
+5. the files, shown in part (``context.window``: the definitions the failures point at);
+6. then the previous attempt and the map entirely, and the test output to its list.
+
+What was cut is said in the prompt. When even that does not fit, ``WindowError``: the
+step fails with a reason instead of sending a request the window cannot hold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+
+from ..errors import ConductorError
+from ..task import Task
+from .window import fit_task
+
+#: Characters kept for the words that say what was cut.
+NOTE_ROOM = 600
+#: Measures a request built from a task and the earlier steps' texts, in characters.
+Size = Callable[[Task, Mapping[int, str]], int]
+
+
+class WindowError(ConductorError):
+    """Nothing cut small enough fits the worker's window."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Fitted:
+    task: Task
+    #: Earlier steps' answers as shown (cut where they had to be).
+    steps: Mapping[int, str]
+    #: What was cut, in words (also in ``task.cut``, which the prompt shows).
+    cut: tuple[str, ...] = ()
+
+
+def fit(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Fitted:
+    """The task and steps cut, least needed first, until ``size`` is within ``limit``
+    characters (0: no limit), the words saying what was cut included."""
+    state = Fitted(task, dict(steps))
+    if limit <= 0 or size(task, steps) <= limit:
+        return state
+    room = max(limit - NOTE_ROOM, 1)
+    for cut in _CUTS:
+        state = cut(state, size, room)
+        if size(state.task, state.steps) <= room:
+            break
+    said = "\n".join(f"- {c}" for c in state.cut)
+    state = dataclasses.replace(state, task=dataclasses.replace(state.task, cut=said))
+    need = size(state.task, state.steps)
+    if need > limit:
+        raise WindowError(f"the request needs {need} characters even cut; the window holds {limit}")
+    return state
+
+
+def _note(state: Fitted, task: Task, steps: Mapping[int, str], what: str) -> Fitted:
+    changed = task != state.task or steps != state.steps
+    return Fitted(task, steps, (*state.cut, what) if changed else state.cut)
+
+
+def _over(state: Fitted, size: Size, limit: int) -> int:
+    return size(state.task, state.steps) - limit
+
+
+def _previous_head(state: Fitted, size: Size, limit: int) -> Fitted:
+    task = state.task
+    short = _head(task.previous, 1500)
+    return _note(
+        state,
+        dataclasses.replace(task, previous=short),
+        state.steps,
+        "the previous attempt, after its head",
+    )
+
+
+def _map_head(state: Fitted, size: Size, limit: int) -> Fitted:
+    task = state.task
+    keep = max(len(task.repo_map) - _over(state, size, limit), min(len(task.repo_map), limit // 10))
+    short = _head(task.repo_map, keep)
+    return _note(
+        state,
+        dataclasses.replace(task, repo_map=short),
+        state.steps,
+        "the repository map, after its first lines",
+    )
+
+
+def _failures_first(state: Fitted, size: Size, limit: int) -> Fitted:
+    task = state.task
+    short = condense(task.test_failures, max(limit // 4, 800))
+    return _note(
+        state,
+        dataclasses.replace(task, test_failures=short),
+        state.steps,
+        "the test output, past the first failure's traceback (one line per kind of failure)",
+    )
+
+
+def _steps_ends(state: Fitted, size: Size, limit: int) -> Fitted:
+    if not state.steps:
+        return state
+    share = max(limit // (5 * len(state.steps)), 400)
+    steps = {j: _ends(text, share) for j, text in state.steps.items()}
+    return _note(state, state.task, steps, "earlier steps' answers, in their middle")
+
+
+def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
+    task = state.task
+    room = len(task.render()) - _over(state, size, limit)
+    fitted = fit_task(task, max(room, 1))
+    parts = [f.path for f in fitted.files if f.partial]
+    what = f"parts of {', '.join(parts)} (marked '# ... not shown')" if parts else ""
+    return _note(state, fitted, state.steps, what) if parts else state
+
+
+def _last_resort(state: Fitted, size: Size, limit: int) -> Fitted:
+    task = dataclasses.replace(
+        state.task,
+        previous="",
+        repo_map="",
+        test_failures=condense(state.task.test_failures, 600, output=False),
+    )
+    return _note(state, task, state.steps, "the previous attempt, the map and the test output")
+
+
+_CUTS = (_previous_head, _map_head, _failures_first, _steps_ends, _files_in_part, _last_resort)
+
+
+def _head(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
+    return f"{cut}\n... [{len(text) - len(cut)} characters not shown]"
+
+
+def _ends(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n... [{len(text) - 2 * half} characters not shown] ...\n{text[-half:]}"
+
+
+#: A pytest section header: "____ test_name ____".
+_SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.M)
+#: What varies between failures of one kind: numbers and quoted values.
+_DETAIL = re.compile(r"\d+|'[^']*'|\"[^\"]*\"")
+
+
+def condense(summary: str, limit: int, *, output: bool = True) -> str:
+    """A test report (``TestRun.summary``) in about ``limit`` characters: the command and
+    state, one line per kind of failure with how many more are like it, then (``output``)
+    the first failure's section of the output, its traceback and assertion."""
+    lines = summary.strip().splitlines()
+    head = [ln for ln in lines[:2] if not ln.startswith("- ")]
+    listed = [ln for ln in lines if ln.startswith("- ")]
+    rest = "\n".join(lines[len(head) + len(listed) :])
+    kinds: dict[str, list[str]] = {}
+    for line in listed:
+        message = line.split(": ", 1)[1] if ": " in line else ""
+        kinds.setdefault(_DETAIL.sub("#", message), []).append(line)
+    out = list(head)
+    for same in kinds.values():
+        more = f" (and {len(same) - 1} more like this)" if len(same) > 1 else ""
+        out.append(same[0] + more)
+    text = "\n".join(out)
+    if output and rest:
+        sections = [m.start() for m in _SECTION.finditer(rest)]
+        first = rest[sections[0] : sections[1]] if len(sections) > 1 else rest
+        text += "\n" + _ends(first.strip(), max(limit - len(text), 200))
+    return _head(text, limit)

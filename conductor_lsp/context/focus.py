@@ -1,0 +1,104 @@
+"""What a task's failures point at, and why: the code a partly shown file must show.
+
+Read from the task, most telling first: the lines the tracebacks' frames name (file and
+line; the enclosing definition is shown), the names the failing test functions call
+(read from their source, when the task shows it), definitions whose name is part of a
+failing test's name (``test_should_private_increment_string`` -> ``_increment_string``),
+then the names the instruction and the failures mention. Each comes with its reason,
+which the prompt states next to the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from ..task import Task
+
+_LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
+_WORD = re.compile(r"[A-Za-z_]\w{2,}")
+#: A failing test's name: in a test id (``file.py::test_x``) or a section header.
+_FAILING = re.compile(r"(?:::|_ )(test\w*)")
+
+IN_TRACEBACK = "in the traceback"
+CALLED = "called by the failing test"
+NAMED = "named in the task or the failures"
+
+
+@dataclass(frozen=True)
+class Focus:
+    #: Lines the failures point at, per file as they wrote it.
+    points: dict[str, list[int]] = field(default_factory=dict)
+    #: The failing test functions' names.
+    failing: tuple[str, ...] = ()
+    #: Names the failing tests call, then names the task mentions, with why.
+    names: tuple[tuple[str, str], ...] = ()
+
+    def lines_in(self, path: str) -> list[int]:
+        """The pointed-at lines of ``path`` (a frame may name it with a longer or a
+        shorter path: ``src/pkg/version.py`` and ``pkg/version.py`` are one file)."""
+        out: list[int] = []
+        for where, lines in self.points.items():
+            if where == path or where.endswith("/" + path) or path.endswith("/" + where):
+                out += lines
+        return out
+
+    def names_for(self, defined: Iterable[str]) -> list[tuple[str, str]]:
+        """Names to show in a file defining ``defined``: called by a failing test first,
+        then those a failing test's name holds, then the rest mentioned."""
+        called = [(n, w) for n, w in self.names if w == CALLED]
+        parts = [
+            (d, f"part of the failing test's name {t}")
+            for d in defined
+            for t in self.failing
+            if _part_of(d, t)
+        ]
+        named = [(n, w) for n, w in self.names if w != CALLED]
+        return list(dict.fromkeys(called + parts + named))
+
+
+def focus(task: Task) -> Focus:
+    said = "\n".join([task.instruction, task.test_failures, task.previous])
+    points: dict[str, list[int]] = {}
+    for path, line in _LOCATION.findall(said):
+        points.setdefault(path.removeprefix("./"), []).append(int(line))
+    failing = tuple(dict.fromkeys(_FAILING.findall(task.test_failures)))
+    called: list[str] = []
+    for f in task.files:
+        if PurePosixPath(f.path).name.startswith("test") or not f.editable:
+            called += _calls(f.text, set(failing))
+    names = [(n, CALLED) for n in dict.fromkeys(called)]
+    names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in called]
+    return Focus(points, failing, tuple(names))
+
+
+def _calls(source: str, tests: set[str]) -> list[str]:
+    """The names the functions ``tests`` call (``f(...)``, ``obj.f(...)``), in order."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in tests:
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call):
+                    f = call.func
+                    name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+                    if name and not name.startswith("assert"):
+                        out.append(name)
+    return out
+
+
+def _part_of(name: str, test: str) -> bool:
+    """``_increment_string`` is part of ``test_should_private_increment_string``: its
+    words, in order, are words of the test's name (two words at least, or one long)."""
+    words = [w for w in name.lower().split("_") if w]
+    have = [w for w in test.lower().removeprefix("test").split("_") if w]
+    if not words or (len(words) == 1 and len(words[0]) < 6):
+        return False
+    n = len(words)
+    return any(have[i : i + n] == words for i in range(len(have) - n + 1))

@@ -1,0 +1,104 @@
+"""Every request fits its worker's window: the failure text, the repository map, earlier
+steps and the files share one budget, cut least needed first, and the prompt says what
+was cut (``context.budget``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from conductor_lsp.context.budget import Size, WindowError, condense, fit
+from conductor_lsp.context.window import CHARS_PER_TOKEN, window_chars
+from conductor_lsp.plan import Plan, Step
+from conductor_lsp.runtime.requests import build_request
+from conductor_lsp.runtime.results import StepResult
+from conductor_lsp.task import FileContext, Task
+
+CONTEXT, MAX_TOKENS = 4096, 1024
+
+
+def failures(n: int) -> str:
+    """A report of ``n`` failures of one kind, pytest's sections after the list."""
+    wrong = "assert '1.{i}' == '1.{j}'"
+    listed = [
+        f"- test_v.py::test_bump_{i} at test_v.py:{10 + i}: AssertionError: "
+        + wrong.format(i=i, j=i + 1)
+        for i in range(n)
+    ]
+    sections = [
+        f"____ test_bump_{i} ____\n\n    def test_bump_{i}():\n"
+        f">       assert bump('1.{i}') == '1.{i + 1}'\n"
+        f"E       AssertionError: {wrong.format(i=i, j=i + 1)}\n\n"
+        f"test_v.py:{10 + i}: AssertionError\n" + "x = 1\n" * 60
+        for i in range(n)
+    ]
+    return "\n".join(["$ python -m pytest -q", "FAILED (exit 1)", *listed, *sections])
+
+
+def big_file(n: int = 300) -> str:
+    return "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(n))
+
+
+def sizes(task: Task, plan: Plan, i: int, results: list[StepResult]) -> Size:
+    def size(t: Task, seen: Mapping[int, str]) -> int:
+        r = build_request(t, plan, i, results, seen=seen)
+        return len(r.system) + sum(len(p.text) for p in r.parts)
+
+    return size
+
+
+def test_everything_shares_one_budget_and_the_prompt_says_what_was_cut() -> None:
+    """The case that overflowed: 23 failures in 18,000+ characters of output, a 5,000
+    character map, a big file and an earlier step, for a 4096-token window."""
+    task = Task(
+        "Fix bump.",
+        (
+            FileContext("version.py", big_file()),
+            FileContext("test_v.py", "x = 1\n" * 50, editable=False),
+        ),
+        test_failures=failures(23),
+        repo_map="mod.py: def g()\n" * 320,
+        previous="tried something\n" * 200,
+    )
+    plan = Plan((Step("a", "analyse", (), "analysis"), Step("b", "fix it", (0,))))
+    results = [
+        StepResult(0, plan.steps[0], text="an analysis " * 900),
+        StepResult(1, plan.steps[1]),
+    ]
+    size = sizes(task, plan, 1, results)
+    limit = window_chars(CONTEXT, MAX_TOKENS, 0)
+    assert size(task, {0: results[0].text}) > 3 * limit  # far over
+    fitted = fit(task, {0: results[0].text}, size, limit)
+    request = build_request(fitted.task, plan, 1, results, seen=fitted.steps)
+    chars = len(request.system) + sum(len(p.text) for p in request.parts)
+    assert chars <= limit and chars / CHARS_PER_TOKEN + MAX_TOKENS <= CONTEXT
+    text = "\n".join(p.text for p in request.parts)
+    # the first failure's traceback and assertion come first; the rest in one line
+    assert "assert bump('1.0') == '1.1'" in text and "(and 22 more like this)" in text
+    assert "test_bump_5 ____" not in text
+    assert "## Not shown (your window is too small for all of it)" in text
+    assert "the test output" in fitted.task.cut and "version.py" in fitted.task.cut
+
+
+def test_a_request_that_fits_is_sent_as_it_is() -> None:
+    task = Task("Fix it.", (FileContext("a.py", "x = 1\n"),), test_failures=failures(2))
+    plan = Plan((Step("a", "fix"),))
+    results = [StepResult(0, plan.steps[0])]
+    fitted = fit(task, {}, sizes(task, plan, 0, results), window_chars(CONTEXT, MAX_TOKENS, 0))
+    assert fitted.task is task and not fitted.cut and "Not shown" not in task.render()
+
+
+def test_a_window_too_small_for_the_subtask_alone_is_an_error_not_an_overflow() -> None:
+    task = Task("Fix it.", (FileContext("a.py", big_file()),), test_failures=failures(3))
+    plan = Plan((Step("a", "fix " * 2000),))
+    results = [StepResult(0, plan.steps[0])]
+    with pytest.raises(WindowError, match="the window holds"):
+        fit(task, {}, sizes(task, plan, 0, results), window_chars(1024, 256, 0))
+
+
+def test_repeated_failures_read_as_one_line_each_kind() -> None:
+    text = condense(failures(23), 3000)
+    assert text.startswith("$ python -m pytest -q\nFAILED (exit 1)\n")
+    assert text.count("(and 22 more like this)") == 1 and len(text) <= 3100
+    assert "E       AssertionError: assert '1.0' == '1.1'" in text

@@ -1,0 +1,81 @@
+"""The failing code is what a partly shown file shows, and the prompt says why
+(``context.focus``): a traceback frame's line, the names a failing test calls, a
+definition whose name is part of the failing test's name; the file's head last."""
+
+from __future__ import annotations
+
+from conductor_lsp.context.focus import CALLED, focus
+from conductor_lsp.context.window import fit_task
+from conductor_lsp.task import FileContext, Task
+
+#: A module whose first 40 lines are a table (what a partial file always began with).
+HEAD = (
+    "import re\n\nPATTERNS = [\n"
+    + "".join(f"    re.compile(r'p{i}'),\n" for i in range(40))
+    + "]\n"
+)
+
+
+def module(extra: str) -> str:
+    filler = "".join(f"\n\ndef helper_{i}(x):\n    return x * {i} + 1\n" for i in range(120))
+    return HEAD + filler + extra + filler.replace("helper_", "other_")
+
+
+INCREMENT = "\n\ndef _increment_string(s):\n    return s + 'INCREMENT_BODY'\n"
+PARSE = "\n\ndef parse_version(s):\n    return tuple(s.split('.'))  # PARSE_BODY\n"
+
+
+def shown(task: Task, path: str) -> FileContext:
+    fitted = fit_task(task, 4000)
+    return next(f for f in fitted.files if f.path == path)
+
+
+def test_a_traceback_frame_brings_in_the_function_around_its_line() -> None:
+    """The frame names a longer path than the task's (``src/pkg/version.py``)."""
+    text = module(INCREMENT)
+    line = text.splitlines().index("    return s + 'INCREMENT_BODY'") + 1
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- tests/test_v.py::test_bump at tests/test_v.py:3: E\n"
+        f'  File "/src/pkg/version.py", line {line}, in _increment_string\n'
+    )
+    task = Task("Fix it.", (FileContext("pkg/version.py", text),), test_failures=failures)
+    f = shown(task, "pkg/version.py")
+    assert f.partial and "INCREMENT_BODY" in f.text
+    assert f"_increment_string (in the traceback, line {line})" in f.why
+    assert "p39" not in f.text  # the head came last, and did not fit
+    assert "Shown: _increment_string (in the traceback" in Task("x", (f,)).render()
+
+
+def test_a_definition_whose_name_is_part_of_the_failing_tests_name_is_shown() -> None:
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n"
+        "- tests/test_v.py::test_should_private_increment_string at tests/test_v.py:9: E\n"
+    )
+    task = Task("Fix it.", (FileContext("version.py", module(INCREMENT)),), test_failures=failures)
+    f = shown(task, "version.py")
+    assert "INCREMENT_BODY" in f.text
+    assert "part of the failing test's name test_should_private_increment_string" in f.why
+
+
+def test_what_the_failing_test_calls_is_shown() -> None:
+    tests = (
+        "from version import parse_version\n\n\ndef test_parse():\n"
+        "    got = parse_version('1.2')\n    assert got == (1, 2)\n\n\n"
+        "def test_fine():\n    assert helper_3(1) == 4\n"
+    )
+    failures = "$ pytest\nFAILED (exit 1)\n- test_v.py::test_parse at test_v.py:6: assert\n"
+    task = Task(
+        "Fix it.",
+        (FileContext("version.py", module(PARSE)), FileContext("test_v.py", tests, editable=False)),
+        test_failures=failures,
+    )
+    seen = focus(task)
+    assert ("parse_version", CALLED) in seen.names and "helper_3" not in dict(seen.names)
+    f = shown(task, "version.py")
+    assert "PARSE_BODY" in f.text and f"parse_version ({CALLED})" in f.why
+
+
+def test_with_nothing_pointed_at_the_head_is_what_is_shown() -> None:
+    task = Task("Tidy up.", (FileContext("version.py", module("")),))
+    f = shown(task, "version.py")
+    assert f.partial and "p0" in f.text and f.why == "the file's head"
