@@ -11,7 +11,9 @@ and a paid API bills it. What gives way, least needed first:
    failures keeps one line per kind of failure ("and 23 more like this");
 4. earlier steps' answers, to their head and tail;
 5. the files, shown in part (``context.window``: the definitions the failures point at);
-6. then the previous attempt and the map entirely, and the test output to its list.
+6. whole files: the tests (the traceback quotes the failing one), then the code files
+   furthest from the failures;
+7. then the previous attempt and the map entirely, and the test output to its list.
 
 What was cut is said in the prompt. When even that does not fit, ``WindowError``: the
 step fails with a reason instead of sending a request the window cannot hold.
@@ -44,12 +46,14 @@ class Fitted:
     steps: Mapping[int, str]
     #: What was cut, in words (also in ``task.cut``, which the prompt shows).
     cut: tuple[str, ...] = ()
+    #: The task as it came, before any cut.
+    origin: Task | None = None
 
 
 def fit(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Fitted:
     """The task and steps cut, least needed first, until ``size`` is within ``limit``
     characters (0: no limit), the words saying what was cut included."""
-    state = Fitted(task, dict(steps))
+    state = Fitted(task, dict(steps), origin=task)
     if limit <= 0 or size(task, steps) <= limit:
         return state
     room = max(limit - NOTE_ROOM, 1)
@@ -67,7 +71,7 @@ def fit(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Fitted:
 
 def _note(state: Fitted, task: Task, steps: Mapping[int, str], what: str) -> Fitted:
     changed = task != state.task or steps != state.steps
-    return Fitted(task, steps, (*state.cut, what) if changed else state.cut)
+    return Fitted(task, steps, (*state.cut, what) if changed else state.cut, state.origin)
 
 
 def _over(state: Fitted, size: Size, limit: int) -> int:
@@ -125,6 +129,29 @@ def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
     return _note(state, fitted, state.steps, what) if parts else state
 
 
+def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
+    """Whole files left out, the least needed first: the tests (the failure's traceback
+    already quotes the failing test), then the code files last found (furthest from the
+    failures); the rest fitted again."""
+    whole = {f.path: f for f in (state.origin or state.task).files}
+    files = [whole[f.path] for f in state.task.files]  # whole again, to be refitted
+    left_out: list[str] = []
+    task = state.task
+    while len(files) > 1:
+        tests = [f for f in files if not f.editable]
+        drop = tests[-1] if tests else files[-1]
+        files.remove(drop)
+        left_out.append(drop.path)
+        task = dataclasses.replace(state.task, files=tuple(files))
+        room = len(task.render()) - (size(task, state.steps) - limit)
+        task = fit_task(task, max(room, 1))
+        if size(task, state.steps) <= limit:
+            break
+    if not left_out:
+        return state
+    return _note(state, task, state.steps, f"the files {', '.join(reversed(left_out))}")
+
+
 def _last_resort(state: Fitted, size: Size, limit: int) -> Fitted:
     task = dataclasses.replace(
         state.task,
@@ -135,7 +162,15 @@ def _last_resort(state: Fitted, size: Size, limit: int) -> Fitted:
     return _note(state, task, state.steps, "the previous attempt, the map and the test output")
 
 
-_CUTS = (_previous_head, _map_head, _failures_first, _steps_ends, _files_in_part, _last_resort)
+_CUTS = (
+    _previous_head,
+    _map_head,
+    _failures_first,
+    _steps_ends,
+    _files_in_part,
+    _fewer_files,
+    _last_resort,
+)
 
 
 def _head(text: str, limit: int) -> str:

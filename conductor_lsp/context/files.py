@@ -15,6 +15,9 @@ from ..task import MAX_FILE_CHARS, FileContext
 from ..testrun import TestRun
 
 MAX_CONTEXT_FILES = 8
+#: Test files shown before the code they import: failures spread over many test files
+#: (a suite that runs one mixin's tests for every class) must not crowd the code out.
+MAX_TEST_FILES = 3
 _NAMED = re.compile(r"(?<![\w./-])([\w][\w./-]*\.py)\b")
 _IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w.]+))",
@@ -86,6 +89,7 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
     out: list[FileContext] = []
     queue = list(dict.fromkeys(n for n in names if n))
     seen: set[str] = set()
+    later: list[FileContext] = []  # test files past the first few: after the code
     while queue and len(out) < MAX_CONTEXT_FILES:
         rel = queue.pop(0)
         if rel in seen:
@@ -97,9 +101,11 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
             continue  # refused paths are never shown to models either
         if disk is not None and len(disk.text) <= MAX_FILE_CHARS:
             editable = rel not in read_only and not is_test_path(rel)
-            out.append(FileContext(rel, disk.text, editable=editable))
+            shown = FileContext(rel, disk.text, editable=editable)
+            tests = sum(1 for f in out if not f.editable)
+            (later if not editable and tests >= MAX_TEST_FILES else out).append(shown)
             queue += [m for m in local_imports(root, disk.text, rel) if m not in seen]
-    return out
+    return out + later[: MAX_CONTEXT_FILES - len(out)]
 
 
 def named_files(

@@ -22,6 +22,8 @@ _LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
 _WORD = re.compile(r"[A-Za-z_]\w{2,}")
 #: A failing test's name: in a test id (``file.py::test_x``) or a section header.
 _FAILING = re.compile(r"(?:::|_ )(test\w*)")
+#: A failing test's class: ``file.py::LFUDecoratorTest::test_x``.
+_CLASS = re.compile(r"::([A-Za-z_]\w*)::test")
 
 IN_TRACEBACK = "in the traceback"
 CALLED = "called by the failing test"
@@ -66,17 +68,21 @@ def focus(task: Task) -> Focus:
     for path, line in _LOCATION.findall(said):
         points.setdefault(path.removeprefix("./"), []).append(int(line))
     failing = tuple(dict.fromkeys(_FAILING.findall(task.test_failures)))
+    classes = set(_CLASS.findall(task.test_failures))
     called: list[str] = []
     for f in task.files:
         if PurePosixPath(f.path).name.startswith("test") or not f.editable:
-            called += _calls(f.text, set(failing))
+            called += _calls(f.text, set(failing), classes)
     names = [(n, CALLED) for n in dict.fromkeys(called)]
     names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in called]
     return Focus(points, failing, tuple(names))
 
 
-def _calls(source: str, tests: set[str]) -> list[str]:
-    """The names the functions ``tests`` call (``f(...)``, ``obj.f(...)``), in order."""
+def _calls(source: str, tests: set[str], classes: set[str]) -> list[str]:
+    """The names the functions ``tests`` call (``f(...)``, ``obj.f(...)``, and what
+    their syntax calls), in order; then the names the failing test ``classes`` set up
+    in their own bodies (``DECORATOR = staticmethod(lfu_cache)``: what a test inherited
+    from a mixin runs)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -84,13 +90,43 @@ def _calls(source: str, tests: set[str]) -> list[str]:
     out: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in tests:
-            for call in ast.walk(node):
-                if isinstance(call, ast.Call):
-                    f = call.func
-                    name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
-                    if name and not name.startswith("assert"):
-                        out.append(name)
+            for inner in ast.walk(node):
+                out += _called(inner)
+        elif isinstance(node, ast.ClassDef) and node.name in classes:
+            for stmt in node.body:
+                if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    out += [_name(n) for n in ast.walk(stmt) if _name(n)]
     return out
+
+
+def _name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
+#: What the syntax a test uses calls: ``c[k] = v`` is ``__setitem__``, ``len(c)`` is
+#: ``__len__``: a bug there is reached by no name the test writes.
+_SPECIAL = {
+    "len": "__len__", "iter": "__iter__", "list": "__iter__", "sorted": "__iter__",
+    "hash": "__hash__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
+}  # fmt: skip
+_CONTEXT = {ast.Store: "__setitem__", ast.Load: "__getitem__", ast.Del: "__delitem__"}
+
+
+def _called(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Call):
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+        if name and not name.startswith("assert"):
+            return [name, *([_SPECIAL[name]] if name in _SPECIAL else [])]
+    if isinstance(node, ast.Subscript):
+        return [_CONTEXT[type(node.ctx)]]
+    if isinstance(node, ast.Compare) and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops):
+        return ["__contains__"]
+    if isinstance(node, ast.For | ast.comprehension):
+        return ["__iter__"]
+    return []
 
 
 def _part_of(name: str, test: str) -> bool:

@@ -65,6 +65,7 @@ class _Def:
     start: int  # 1-based, decorators included
     end: int
     parents: tuple[int, ...]  # the enclosing definitions' header lines
+    kind: str = "def"  # or "class"
 
 
 def definitions(text: str) -> list[_Def]:
@@ -79,7 +80,8 @@ def definitions(text: str) -> list[_Def]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 start = min([d.lineno for d in child.decorator_list] + [child.lineno])
-                out.append(_Def(child.name, start, child.end_lineno or start, parents))
+                kind = "class" if isinstance(child, ast.ClassDef) else "def"
+                out.append(_Def(child.name, start, child.end_lineno or start, parents, kind))
                 walk(child, (*parents, child.lineno))
             else:
                 walk(child, parents)
@@ -109,9 +111,17 @@ def _wanted(
     for name, why in names:
         for d in by_name.get(name, []):
             yield from ((p, p, None, "") for p in d.parents)
-            yield d.start, d.end, None, f"{d.name} ({why})"
+            yield d.start, d.end, _header(d, defs), f"{d.name} ({why})"
     first = min((d.start for d in defs), default=HEAD_LINES + 1)
     yield 1, min(first - 1, HEAD_LINES), None, ""
+
+
+def _header(d: _Def, defs: list[_Def]) -> tuple[int, int] | None:
+    """A class too big to show whole: its first lines, up to its first method."""
+    if d.kind != "class":
+        return None
+    first = min((c.start for c in defs if d.start < c.start <= d.end), default=d.end + 1)
+    return d.start, min(d.start + 2, first - 1)
 
 
 def excerpt(text: str, points: list[int], names: list[str], budget: int) -> str | None:

@@ -20,6 +20,7 @@ import re
 import shlex
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import uuid
@@ -83,9 +84,10 @@ async def run_tests(
 
 
 def _as_shown(run: TestRun, cwd: Path, home: Path | None) -> TestRun:
-    """``run`` with the folder it ran in as ``.`` and its private HOME as ``~``: no
-    machine's paths in what a model is shown or a trace keeps."""
-    places = {str(cwd): ".", str(cwd.resolve()): "."}
+    """``run`` with the folder it ran in as ``.``, its private HOME as ``~`` and this
+    interpreter as ``python``: no machine's paths in what a model is shown or a trace
+    keeps."""
+    places = {str(cwd): ".", str(cwd.resolve()): ".", sys.executable: "python"}
     if home is not None:
         places.update({str(home): "~", str(home.resolve()): "~"})
     order = sorted(places.items(), key=lambda kv: -len(kv[0]))
@@ -100,7 +102,9 @@ def _as_shown(run: TestRun, cwd: Path, home: Path | None) -> TestRun:
     failures = tuple(
         dataclasses.replace(f, file=shown(f.file), message=shown(f.message)) for f in run.failures
     )
-    return dataclasses.replace(run, output=shown(run.output), failures=failures)
+    return dataclasses.replace(
+        run, command=shown(run.command), output=shown(run.output), failures=failures
+    )
 
 
 def _short(short: str) -> Callable[[re.Match[str]], str]:
@@ -260,11 +264,7 @@ def _read_junit(path: Path, cwd: Path) -> tuple[tuple[TestFailure, ...], bool]:
         file = case.get("file", "")
         name = case.get("name", "")
         classname = case.get("classname", "")
-        module = file[:-3].replace("/", ".") if file.endswith(".py") else ""
-        inner = (
-            classname[len(module) + 1 :] if module and classname.startswith(module + ".") else ""
-        )
-        test_id = "::".join(p for p in (file or classname, *inner.split("."), name) if p)
+        test_id = _test_id(file, classname, name, cwd)
         body = bad.text or ""
         line = int(case.get("line", "-1") or -1) + 1
         locs = [(f, int(n)) for f, n in _LOCATION.findall(body) if f == file]
@@ -272,6 +272,30 @@ def _read_junit(path: Path, cwd: Path) -> tuple[tuple[TestFailure, ...], bool]:
             line = locs[-1][1]
         out.append(TestFailure(test_id, file, max(line, 0), bad.get("message", "") or body[-300:]))
     return tuple(out), True
+
+
+def _test_id(file: str, classname: str, name: str, cwd: Path) -> str:
+    """pytest's id for a junit case. A test a class inherits from a mixin in another
+    module (``tests/__init__.py``) is run, and selected, as the class's module's:
+    ``tests/test_cache.py::CacheTest::test_clear``, not where its code is."""
+    module = file[:-3].replace("/", ".") if file.endswith(".py") else ""
+    if module and classname.startswith(module + "."):
+        inner = classname[len(module) + 1 :]
+    else:
+        parts = classname.split(".")
+        cut = next(
+            (
+                k
+                for k in range(len(parts), 0, -1)
+                if (cwd.joinpath(*parts[:k]).with_suffix(".py")).is_file()
+            ),
+            0,
+        )
+        if cut:
+            file, inner = "/".join(parts[:cut]) + ".py", ".".join(parts[cut:])
+        else:
+            inner = ""
+    return "::".join(p for p in (file or classname, *inner.split("."), name) if p)
 
 
 def _guess_failures(text: str) -> tuple[TestFailure, ...]:
