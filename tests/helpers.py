@@ -19,7 +19,7 @@ from standin import Seen
 from conductor_lsp.conductor.static import DIRECT
 from conductor_lsp.config.schema import WorkerConfig
 from conductor_lsp.episodes.log import EpisodeLog
-from conductor_lsp.episodes.records import Episode, Leaf, OutcomeRecord, StepBill
+from conductor_lsp.episodes.records import Episode, Leaf, StepBill, VerdictRecord
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.policy import Example
 from conductor_lsp.protocols import WorkerInfo
@@ -253,7 +253,7 @@ def write_episodes(path: Path, examples: Sequence[Example]) -> Path:
         )
         leaf = Leaf(0, e.action.worker, green=e.green, failing_after=0 if e.green else 1)
         after = () if e.green else ("t",)
-        log.outcome(OutcomeRecord(("t",), after, green=e.green, leaves=(leaf,), id=f"e{i}"))
+        log.outcome(VerdictRecord(("t",), after, green=e.green, leaves=(leaf,), id=f"e{i}"))
     return path
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import EpisodeFormatError
 from ..secrets import Secret, redact
 from ..storage.state import ensure_ignored
-from .records import Episode, OutcomeRecord, Record, ReviewRecord, UndoRecord
+from .records import Episode, Record, ReviewRecord, UndoRecord, VerdictRecord
 
 _LOCKS: dict[Path, threading.Lock] = {}
 
@@ -54,7 +54,7 @@ class EpisodeLog:
         self.write(record)
         return record.id
 
-    def outcome(self, record: OutcomeRecord) -> None:
+    def outcome(self, record: VerdictRecord) -> None:
         """What the plan's answers did (``record.id`` names the episode; '' records nothing)."""
         if record.id:
             self.write(record)

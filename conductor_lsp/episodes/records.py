@@ -3,7 +3,7 @@ readers (``episodes``, the summary, training, the reward, the routing policy) ma
 on, checked once where the JSON is read.
 
 Four record types go to the file, one JSON object a line, joined by id on reading:
-``Episode`` (a plan: what the conductor was asked, wrote and cost), ``OutcomeRecord``
+``Episode`` (a plan: what the conductor was asked, wrote and cost), ``VerdictRecord``
 (what its best answer did, and each candidate's own verdict as a ``Leaf``), ``UndoRecord``
 and ``ReviewRecord`` (the user undid a job, or rejected hunks of its fix). Each is
 written and read as its fields under their own names through one converter
@@ -59,9 +59,11 @@ class Leaf:
 
 
 @dataclass(frozen=True)
-class OutcomeRecord:
-    """What the plan's (best) answer did: tests failing before and after, edits, and with
-    several candidates each one's own verdict in ``leaves``. ``id`` names the episode."""
+class VerdictRecord:
+    """The tests' verdict on what the plan's (best) answer did: tests failing before and
+    after, edits, and with several candidates each one's own verdict in ``leaves``.
+    ``id`` names the episode. Written as an "outcome" line (its name in files since
+    version 1)."""
 
     failing_before: tuple[str, ...] | None
     failing_after: tuple[str, ...] | None
@@ -90,7 +92,7 @@ class OutcomeRecord:
         leaves: Sequence[Leaf] = (),
         id: str = "",
         floor_cost: float = 0.0,
-    ) -> OutcomeRecord:
+    ) -> VerdictRecord:
         """The outcome of two test runs (None: not run); ``broke`` is what failed after
         that did not before, unknown when either run cannot say."""
         was = None if before is None else before.failing_ids()
@@ -112,7 +114,7 @@ class OutcomeRecord:
         return write(self, "outcome")
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> OutcomeRecord:
+    def from_json(cls, d: Mapping[str, Any]) -> VerdictRecord:
         if "alone" in d:  # the key before version 3
             d = {"floor_cost": d["alone"], **{k: v for k, v in d.items() if k != "alone"}}
         return read(d, cls, f"outcome {d.get('id')!r}")
@@ -160,7 +162,7 @@ class Episode:
     reason: str = ""
     cost: float = 0.0
     seconds: float = 0.0
-    outcome: OutcomeRecord | None = None
+    outcome: VerdictRecord | None = None
     undone: bool = False
     #: Hunks of the job's fix the user rejected in review, with their reasons.
     rejected: tuple[str, ...] = ()
@@ -194,7 +196,7 @@ class Episode:
     def green(self) -> bool:
         return bool(self.outcome and self.outcome.green and not self.undone and not self.rejected)
 
-    def with_outcome(self, outcome: OutcomeRecord) -> Episode:
+    def with_outcome(self, outcome: VerdictRecord) -> Episode:
         return dataclasses.replace(self, outcome=outcome)
 
     def to_json(self) -> dict[str, Any]:
@@ -218,7 +220,7 @@ class Episode:
                 f"conductor-lsp reads {', '.join(map(str, sorted(KNOWN_VERSIONS)))}"
             )
         episode = read(record, cls, what) if version >= 3 else _before_3(record, what)
-        joined = None if outcome is None else OutcomeRecord.from_json(outcome)
+        joined = None if outcome is None else VerdictRecord.from_json(outcome)
         return dataclasses.replace(episode, outcome=joined, undone=undone, rejected=rejected)
 
 
@@ -286,4 +288,4 @@ class ReviewRecord:
         return read(d, cls, f"review of job {d.get('job')!r}")
 
 
-Record = Episode | OutcomeRecord | UndoRecord | ReviewRecord
+Record = Episode | VerdictRecord | UndoRecord | ReviewRecord

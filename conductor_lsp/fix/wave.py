@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..context.repo_map import RepoMap
 from ..episodes.convert import as_data
-from ..episodes.records import OutcomeRecord
+from ..episodes.records import VerdictRecord
 from ..plan import Lane, Plan, Step
 from ..policy import Option
 from ..runtime.budget import Meter
@@ -175,7 +175,7 @@ class WaveRunner:
         top = min(runs, key=lambda pair: pair[1].failing, default=None)
         refused = "; ".join(c.verdict.errors for c in mine if c.verdict and c.verdict.errors)
         assert attempt.base is not None
-        outcome = OutcomeRecord.of_runs(
+        outcome = VerdictRecord.of_runs(
             attempt.base.run,
             top[1] if top else None,
             applied=top[0].verdict.applied if top and top[0].verdict else [],

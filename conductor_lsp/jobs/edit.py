@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..context.repo_map import with_outline
-from ..episodes.records import OutcomeRecord
+from ..episodes.records import VerdictRecord
 from ..runtime.results import RunOutcome, RunResult
 from ..runtime.session import Session
 from ..task import FileContext, Task, file_context
@@ -108,7 +108,7 @@ async def edit_buffer(
         return EditReport(result)
     applied = await apply(result.output, task.editable())
     session.episodes.outcome(
-        OutcomeRecord.of_runs(
+        VerdictRecord.of_runs(
             None, None, applied=applied.paths, refused=applied.errors, id=result.episode
         )
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config.schema import LearnConfig
-from ..episodes.records import Episode, OutcomeRecord
+from ..episodes.records import Episode, VerdictRecord
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Weights:
         return cls(learn.cost_weight, learn.seconds_weight, learn.format_penalty)
 
 
-def success(outcome: OutcomeRecord | None, undone: bool = False) -> float:
+def success(outcome: VerdictRecord | None, undone: bool = False) -> float:
     """1 for green, else the share of the failing tests fixed; 0 if anything broke."""
     if outcome is None or undone:
         return 0.0

@@ -21,7 +21,7 @@ from ..config.schema import Config
 from ..configure.load import derive
 from ..context import fix_instruction, repo_map, round_task
 from ..edits.workspace import apply_output_to_disk
-from ..episodes.records import Episode, OutcomeRecord
+from ..episodes.records import Episode, VerdictRecord
 from ..errors import ConductorError, PlanError
 from ..eval.suite import SuiteTask, prepare
 from ..fix.guard import test_guard
@@ -145,7 +145,7 @@ class Rollouts:
                 after = run
             if run.passed:
                 break
-        outcome = OutcomeRecord.of_runs(start.run, after)
+        outcome = VerdictRecord.of_runs(start.run, after)
         green = outcome.green
         episode = Episode("rollout", outcome=outcome, cost=job.cost, seconds=job.seconds)
         value = reward(episode, self.weights)

@@ -14,7 +14,7 @@ from lsp_editor import job_end, run_command, session
 from standin import Behaviour, StandIn
 
 from conductor_lsp.episodes.log import read_episodes
-from conductor_lsp.episodes.records import Episode, Leaf, OutcomeRecord
+from conductor_lsp.episodes.records import Episode, Leaf, VerdictRecord
 from conductor_lsp.errors import EpisodeFormatError
 from conductor_lsp.learn import Weights, reward, success
 from conductor_lsp.plan import ConductorCall, Plan, Step
@@ -22,7 +22,7 @@ from conductor_lsp.plan import ConductorCall, Plan, Step
 KEY = "sk-live-EPISODE-SECRET-77"
 
 
-GREEN = OutcomeRecord(("t1", "t2"), (), (), green=True)
+GREEN = VerdictRecord(("t1", "t2"), (), (), green=True)
 #: A plan a model wrote (its call was paid for).
 ASKED = Plan(steps=(Step("big", "Fix it"),), source="openai", call=ConductorCall())
 
@@ -44,13 +44,13 @@ def episode(**kw: Any) -> Episode:
 def test_reward_on_hand_made_episodes() -> None:
     w = Weights(cost=10.0, seconds=0.0, format_penalty=0.2)
     assert reward(episode(), w) == pytest.approx(1 - 0.5)  # green, minus 10 x $0.05
-    half = OutcomeRecord(("t1", "t2"), ("t2",), ())
+    half = VerdictRecord(("t1", "t2"), ("t2",), ())
     assert reward(episode(outcome=half), w) == pytest.approx(0.5 - 0.5)
-    broke = OutcomeRecord(("t1", "t2"), ("t2",), ("t9",))
+    broke = VerdictRecord(("t1", "t2"), ("t2",), ("t9",))
     assert success(broke) == 0.0  # fixed one, broke another: worth nothing
     assert success(GREEN, undone=True) == 0.0  # the user undid it
     assert success(None) == 0.0  # never applied, never tested
-    assert success(OutcomeRecord(None, ("x",))) == 0.0
+    assert success(VerdictRecord(None, ("x",))) == 0.0
     fallback = episode(plan=dataclasses.replace(ASKED, error="no plan found"))
     assert reward(fallback, w) == pytest.approx(1 - 0.5 - 0.2)  # a model was asked: penalty
     static = episode(plan=Plan(steps=(), source="static"))

@@ -14,10 +14,10 @@ from conductor_lsp.episodes.log import EpisodeLog, read_episodes
 from conductor_lsp.episodes.records import (
     Episode,
     Leaf,
-    OutcomeRecord,
     ReviewRecord,
     StepBill,
     UndoRecord,
+    VerdictRecord,
 )
 from conductor_lsp.errors import EpisodeFormatError
 from conductor_lsp.plan import ConductorCall, Lane, Plan, Step
@@ -35,7 +35,7 @@ LEAVES = (
     Leaf(1, "big", ("calc.py",), "", True, 0),
     Leaf(2, "small", (), "calc.py: SEARCH text not found", False, None),
 )
-OUTCOME = OutcomeRecord(("t::a", "t::b"), (), (), ("calc.py",), "x", True, LEAVES, "e1")
+OUTCOME = VerdictRecord(("t::a", "t::b"), (), (), ("calc.py",), "x", True, LEAVES, "e1")
 PLAN = Plan(
     steps=(
         Step("small", "Fix it", (), "generation"),
@@ -76,7 +76,7 @@ EPISODE = Episode(
         LEAVES[0],
         LEAVES[2],
         OUTCOME,
-        OutcomeRecord(None, None),
+        VerdictRecord(None, None),
         UndoRecord("job-1", 12.0),
         ReviewRecord("job-1", ("calc.py:1-2: no",), 13.0),
     ],

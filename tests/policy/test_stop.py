@@ -12,7 +12,7 @@ from helpers import calc_project, config, worker
 from standin import StandIn
 
 from conductor_lsp import FixLoop, Session, load_config
-from conductor_lsp.episodes.records import Episode, Leaf, OutcomeRecord
+from conductor_lsp.episodes.records import Episode, Leaf, VerdictRecord
 from conductor_lsp.plan import Lane, Plan, Step
 from conductor_lsp.policy import Policy, StopRule, Turn
 from conductor_lsp.policy.fit import Action, Example, fit
@@ -41,7 +41,7 @@ def _episode(job: str, rnd: int, lane: Lane, worker_: str, green: bool) -> Episo
 
     plan = Plan(steps=(Step(worker_, "Make the change the task asks for: write the code change."),))
     leaf = Leaf(0, worker_, green=green, failing_after=0 if green else 1)
-    outcome = OutcomeRecord(("t",), () if green else ("t",), green=green, leaves=(leaf,))
+    outcome = VerdictRecord(("t",), () if green else ("t",), green=green, leaves=(leaf,))
     return Episode(
         job=job, round=rnd, lane=lane, task="## Task\nfix it", plan=plan,
         workers=tuple(policy_pool("small", "big")), outcome=outcome,
