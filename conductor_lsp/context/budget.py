@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 
 from ..errors import ConductorError
 from ..task import Task
-from .window import fit_task
+from .window import CHARS_PER_TOKEN, fit_task
 
 #: Characters kept for the words that say what was cut.
 NOTE_ROOM = 600
@@ -67,6 +67,27 @@ def fit(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Fitted:
     if need > limit:
         raise WindowError(f"the request needs {need} characters even cut; the window holds {limit}")
     return state
+
+
+def fit_window(
+    task: Task, steps: Mapping[int, str], size: Size, room: int, tokens: Size | None = None
+) -> Fitted:
+    """``fit`` for a window of ``room`` tokens. Without ``tokens`` (a model behind an
+    endpoint) characters are estimated at ``CHARS_PER_TOKEN``; with it (a model loaded in
+    this process) the request is counted, cut at its own text's ratio of characters to
+    tokens, and cut again until the count fits."""
+    if tokens is None:
+        return fit(task, steps, size, int(room * CHARS_PER_TOKEN))
+    whole = tokens(task, steps)
+    if whole <= room:
+        return Fitted(task, dict(steps), origin=task)
+    limit = int(room * size(task, steps) / max(whole, 1))
+    for _ in range(4):
+        fitted = fit(task, steps, size, limit)
+        if tokens(fitted.task, fitted.steps) <= room:
+            return fitted
+        limit = int(limit * 0.9)
+    raise WindowError(f"the request needs more than the {room} tokens the window leaves")
 
 
 def _note(state: Fitted, task: Task, steps: Mapping[int, str], what: str) -> Fitted:

@@ -48,6 +48,11 @@ class LoadOnce(Generic[T]):
         with self._lock:
             return list(self._loaded)
 
+    def peek(self, key: Hashable) -> T | None:
+        """The loaded copy, or None: never loads (a caller that must not wait)."""
+        with self._lock:
+            return self._loaded.get(key)
+
     def get(self, key: Hashable, load: Callable[[], T]) -> T:
         with self._lock:
             if key not in self._loaded:

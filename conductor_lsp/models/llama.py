@@ -90,6 +90,15 @@ class LlamaModel:
         key = (str(Path(path).expanduser().resolve()), n_ctx, threads)
         return _LOADED.get(key, lambda: cls(path, n_ctx, threads))
 
+    @classmethod
+    def peek(cls, path: str, n_ctx: int = 8192, threads: int = 0) -> LlamaModel | None:
+        """The model if it is loaded already (counting tokens must not load it)."""
+        return _LOADED.peek((str(Path(path).expanduser().resolve()), n_ctx, threads))
+
+    def count(self, system: str, user: str) -> int:
+        """Tokens of a chat's two messages, their template's few markers aside."""
+        return len(self.llm.tokenize(f"{system}\n{user}".encode(), add_bos=False))
+
     def use_threads(self) -> int:
         """The threads the next tokens decode with: the configured count, else the cores
         free now (``models.cores``); llama.cpp takes a new count between two tokens."""

@@ -239,6 +239,16 @@ class LocalModel:
         key = (str(Path(model).expanduser().resolve()), where, device, quantize)
         return _LOADED.get(key, lambda: cls(model, device, adapter, quantize))
 
+    @classmethod
+    def peek(
+        cls, model: str, device: str = "auto", adapter: str = "", quantize: str = "auto"
+    ) -> LocalModel | None:
+        """The model if it is loaded already (counting tokens must not load it)."""
+        where = str(Path(adapter).expanduser().resolve()) if adapter else ""
+        device = pick_device(device)
+        key = (str(Path(model).expanduser().resolve()), where, device)
+        return _LOADED.peek((*key, resolve_quantize(quantize, device)))
+
     def encode_chat(self, system: str, user: str) -> tuple[list[int], int]:
         """Token ids for a chat, and how many of them depend on ``system`` alone."""
         return encode_chat(self.tokenizer, system, user)

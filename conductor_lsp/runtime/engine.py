@@ -14,8 +14,8 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from ..context.budget import WindowError, fit
-from ..context.window import window_chars
+from ..context.budget import WindowError, fit_window
+from ..context.window import WINDOW_SPARE
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
 from ..protocols import WorkerRequest, WorkerResponse
@@ -230,12 +230,25 @@ class Engine:
         if not worker.context:
             return build_request(task, plan, i, results, temperature)
 
+        def request(t: Task, seen: Mapping[int, str]) -> WorkerRequest:
+            return build_request(t, plan, i, results, temperature, seen=seen)
+
         def size(t: Task, seen: Mapping[int, str]) -> int:
-            r = build_request(t, plan, i, results, temperature, seen=seen)
+            r = request(t, seen)
             return len(r.system) + sum(len(p.text) for p in r.parts)
 
+        count: Callable[[WorkerRequest], int | None] | None
+        count = getattr(self.pool[plan.steps[i].worker], "count_tokens", None)
         steps = {j: results[j].text for j in plan.steps[i].dependencies(i)}
-        fitted = fit(task, steps, size, window_chars(worker.context, worker.max_tokens, 0))
+        tokens = None
+        if count is not None and count(request(task, steps)) is not None:
+            counter = count
+
+            def tokens(t: Task, seen: Mapping[int, str]) -> int:
+                return counter(request(t, seen)) or 0
+
+        room = worker.context - worker.max_tokens - WINDOW_SPARE
+        fitted = fit_window(task, steps, size, room, tokens)
         results[i].partial = tuple(f.path for f in fitted.task.files if f.partial)
         results[i].trimmed = fitted.cut
         return build_request(fitted.task, plan, i, results, temperature, seen=fitted.steps)

@@ -42,6 +42,11 @@ class LlamaCppWorker(InProcessWorker):
             return "no", f"{extra('llama')} (builds llama.cpp: minutes)"
         return "ok", f"llama.cpp in process, the free of {usable_cores()} cores: {config.model}"
 
+    def count_tokens(self, request: WorkerRequest) -> int | None:
+        """The request's tokens, counted by the model once it is loaded (None before)."""
+        model = LlamaModel.peek(self.config.model, self.options.n_ctx, self.options.threads)
+        return model.count(request.system, request.prompt_text()) if model else None
+
     def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         model = LlamaModel.get(self.config.model, self.options.n_ctx, self.options.threads)
         return model.chat(

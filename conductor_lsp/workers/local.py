@@ -50,6 +50,14 @@ class LocalWorker(InProcessWorker):
         detail = config.model if ok else f"torch==2.13.0 first, then {extra('local')}"
         return ("ok" if ok else "no"), f"local: {detail}"
 
+    def count_tokens(self, request: WorkerRequest) -> int | None:
+        """The request's tokens as the model reads them, template and all, once it is
+        loaded (None before: the first request is estimated)."""
+        model = LocalModel.peek(
+            self.config.model, self.options.device, quantize=self.options.quantize
+        )
+        return len(model.encode_chat(request.system, request.prompt_text())[0]) if model else None
+
     def generate(self, request: WorkerRequest, watch: AnswerWatch) -> Generation:
         model = LocalModel.get(
             self.config.model, self.options.device, quantize=self.options.quantize

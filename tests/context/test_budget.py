@@ -102,3 +102,26 @@ def test_repeated_failures_read_as_one_line_each_kind() -> None:
     assert text.startswith("$ python -m pytest -q\nFAILED (exit 1)\n")
     assert text.count("(and 22 more like this)") == 1 and len(text) <= 3100
     assert "E       AssertionError: assert '1.0' == '1.1'" in text
+
+
+def test_a_counted_window_fits_by_the_count_not_the_estimate() -> None:
+    """A model in process counts: text denser than 3 characters a token (2 here) passes
+    a fit by the estimate whole and overflows; the count cuts until it fits."""
+    from conductor_lsp.context.budget import fit_window
+
+    room = CONTEXT - MAX_TOKENS - 64
+    failed = "- test_v.py::test_f5 at version.py:22: assert 6 == 7\n"
+    n = next(n for n in range(50, 400, 5) if len(big_file(n)) > 2.2 * room)
+    task = Task("Fix f5.", (FileContext("version.py", big_file(n)),), test_failures=failed)
+    plan = Plan((Step("a", "fix it"),))
+    results = [StepResult(0, plan.steps[0])]
+    size = sizes(task, plan, 0, results)
+
+    def tokens(t: Task, seen: Mapping[int, str]) -> int:
+        return size(t, seen) // 2
+
+    estimated = fit_window(task, {}, size, room)
+    assert estimated.task is task and tokens(task, {}) > room  # the estimate is short here
+    counted = fit_window(task, {}, size, room, tokens)
+    assert tokens(counted.task, counted.steps) <= room and counted.task.files[0].partial
+    assert "return x + 5" in counted.task.files[0].text  # the function the failure names

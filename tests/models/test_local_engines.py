@@ -331,3 +331,22 @@ def test_the_watch_ends_a_transformers_answer_within_a_few_tokens(tiny_model_dir
     assert free.output_tokens == 120 and free.cut == ""
     assert cut.cut == "loop: seen enough" and cut.output_tokens <= 3 * WATCH_EVERY
     assert cut.text == watch.cut() and free.text.startswith(cut.text.strip()[:5])
+
+
+async def test_a_loaded_local_model_counts_a_requests_tokens(tiny_model_dir: Path) -> None:
+    """Counting never loads a model (it runs in the event loop): None until the first
+    answer loaded it, then the prompt's own tokens, template included."""
+    from conductor_lsp.models.transformers import LocalModel
+    from conductor_lsp.protocols import Part, WorkerRequest
+    from conductor_lsp.workers.local import LocalWorker
+
+    model_dir = tiny_model_dir.parent / "count-copy"
+    import shutil
+
+    shutil.copytree(tiny_model_dir, model_dir)  # its own key: not loaded by other tests
+    w = LocalWorker("w", WorkerConfig(provider="local", model=str(model_dir), max_tokens=2))
+    request = WorkerRequest(system="sys", parts=(Part("def add(a, b):\n    return a + b\n"),))
+    assert w.count_tokens(request) is None
+    await w.complete(request)
+    model = LocalModel.get(str(model_dir), "cpu")
+    assert w.count_tokens(request) == len(model.encode_chat("sys", request.prompt_text())[0])
