@@ -1,6 +1,6 @@
 """A bounded fuzz of the surfaces that read what anyone may write: a workspace's
 configuration values, the MCP door's paths and lines, a local server's model list
-(``init``). Each ends
+(``init``), a mined commit's tree. Each ends
 in its own clear error or a sane value, never another exception (the campaign of issue
 50, kept small enough for CI)."""
 
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import io
 import json
 import re
+import tarfile
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -137,3 +139,42 @@ def test_init_reads_any_model_list(models_server: str, body: object) -> None:
         assert f.model.isprintable() and 0 < len(f.model) <= MAX_ID
         f.model.encode("utf-8")  # writable as it will be written
         assert re.fullmatch(r"[a-z0-9_-]+", f.name), f.name
+
+
+_MEMBER_NAMES = st.sampled_from(
+    ["a.py", "pkg/b.py", "pkg", "up", "up/escaped.py", "../out.py", "/abs.py",
+     "pkg/../../out2.py", "d", "d/x.py", "a.py/inner.py", ".git/config", "x" * 300]
+)  # fmt: skip
+_TARGETS = st.sampled_from(["..", "../..", "/", "/etc/passwd", "a.py", "pkg", "d/x.py"])
+_KINDS = st.sampled_from(
+    [tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.FIFOTYPE]
+)
+_MEMBERS = st.lists(st.tuples(_MEMBER_NAMES, _KINDS, _TARGETS), max_size=8)
+
+
+@FUZZ
+@given(members=_MEMBERS)
+def test_mining_extracts_any_trees_files_inside_its_box(
+    members: list[tuple[str, bytes, str]],
+) -> None:
+    """A commit's archive with any members a history may hold (links out, absolute and
+    climbing paths, devices, a file through a symlink named before it, names too long):
+    the files land in the box or are left out by name, never outside it, never a
+    traceback."""
+    from conductor_lsp.mine.sandbox import extract_tree
+
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        for name, kind, target in members:
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = kind, target
+            body = b"print('hi')\n" if kind == tarfile.REGTYPE else b""
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    with tempfile.TemporaryDirectory() as tmp:
+        box, beside = Path(tmp) / "work" / "box", Path(tmp) / "work"
+        box.mkdir(parents=True)
+        left_out = extract_tree(data.getvalue(), box)
+        assert isinstance(left_out, list)
+        assert sorted(p.name for p in beside.iterdir()) == ["box"]  # nothing beside it
+        assert not (Path(tmp) / "out.py").exists() and not (Path(tmp) / "out2.py").exists()

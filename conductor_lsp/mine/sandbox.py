@@ -126,16 +126,17 @@ def _ids(run: TestRun, box: Path) -> list[str]:
 
 def extract_tree(tree: bytes, box: Path) -> list[str]:
     """A commit's archive into ``box``, member by member through tarfile's "data" filter:
-    what it refuses (a link out of the tree, a device, an absolute path) is left out and
-    named, and the rest of the tree is there, so one such file in a history does not stop
-    mining at its commit on every run."""
+    what it refuses (a link out of the tree, a device, an absolute path) and what the
+    file system cannot hold (a name too long, a file where a folder is) is left out and
+    named, and the rest of the tree is there, so one such file in a history does not
+    stop mining at its commit on every run."""
     left_out = []
     with tarfile.open(fileobj=io.BytesIO(tree)) as tar:
         for member in tar:
             try:
                 tar.extract(member, box, filter="data")
-            except tarfile.FilterError:
-                left_out.append(member.name)
+            except (tarfile.TarError, OSError, KeyError, RecursionError):  # refused, or
+                left_out.append(member.name)  # the file system cannot, or links in a loop
     return left_out
 
 
