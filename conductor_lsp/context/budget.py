@@ -100,37 +100,22 @@ def _over(state: Fitted, size: Size, limit: int) -> int:
 
 
 def _previous_head(state: Fitted, size: Size, limit: int) -> Fitted:
-    task = state.task
-    short = _head(task.previous, 1500)
-    return _note(
-        state,
-        dataclasses.replace(task, previous=short),
-        state.steps,
-        "the previous attempt, after its head",
-    )
+    task = dataclasses.replace(state.task, previous=_head(state.task.previous, 1500))
+    return _note(state, task, state.steps, "the previous attempt, after its head")
 
 
 def _map_head(state: Fitted, size: Size, limit: int) -> Fitted:
-    task = state.task
-    keep = max(len(task.repo_map) - _over(state, size, limit), min(len(task.repo_map), limit // 10))
-    short = _head(task.repo_map, keep)
-    return _note(
-        state,
-        dataclasses.replace(task, repo_map=short),
-        state.steps,
-        "the repository map, after its first lines",
-    )
+    now = state.task.repo_map
+    keep = max(len(now) - _over(state, size, limit), min(len(now), limit // 10))
+    task = dataclasses.replace(state.task, repo_map=_head(now, keep))
+    return _note(state, task, state.steps, "the repository map, after its first lines")
 
 
 def _failures_first(state: Fitted, size: Size, limit: int) -> Fitted:
-    task = state.task
-    short = condense(task.test_failures, max(limit // 4, 800))
-    return _note(
-        state,
-        dataclasses.replace(task, test_failures=short),
-        state.steps,
-        "the test output, past the first failure's traceback (one line per kind of failure)",
-    )
+    short = condense(state.task.test_failures, max(limit // 4, 800))
+    task = dataclasses.replace(state.task, test_failures=short)
+    what = "the test output, past the first failure's traceback (one line per kind of failure)"
+    return _note(state, task, state.steps, what)
 
 
 def _steps_ends(state: Fitted, size: Size, limit: int) -> Fitted:
