@@ -1,9 +1,8 @@
 """In-process models through torch + transformers, shared by conductor and workers.
 
 Loading is slow and memory-heavy, so each (path, adapter, device) is loaded once per
-process. The KV cache of a fixed prompt prefix (system prompt, worker list,
-few-shot examples) is computed once and reused by every later call.
-"""
+process. The KV cache of a fixed prompt prefix (system prompt, worker list, few-shot
+examples) is computed once and reused by every later call."""
 
 from __future__ import annotations
 
@@ -58,9 +57,8 @@ def pick_device(device: str) -> str:
         return device
     if torch.cuda.is_available():
         return "cuda"
-    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else "cpu"
 
 
 def encode_chat(tokenizer: Any, system: str, user: str) -> tuple[list[int], int]:
@@ -188,6 +186,14 @@ def apply_adapter(model: Any, adapter: str) -> Any:
     return PeftModel.from_pretrained(model, str(path)).merge_and_unload()
 
 
+def _key(model: str, device: str, adapter: str, quantize: str) -> tuple[str, str, str, str]:
+    """A loaded model's key: its files, its adapter, the device and the quantization."""
+    where = str(Path(adapter).expanduser().resolve()) if adapter else ""
+    device = pick_device(device)
+    path = str(Path(model).expanduser().resolve())
+    return (path, where, device, resolve_quantize(quantize, device))
+
+
 class LocalModel:
     """A loaded causal LM with its tokenizer, and prefix caches."""
 
@@ -233,21 +239,13 @@ class LocalModel:
         cls, model: str, device: str = "auto", adapter: str = "", quantize: str = "auto"
     ) -> LocalModel:
         """The process's one copy of this model (conductor and workers share it)."""
-        where = str(Path(adapter).expanduser().resolve()) if adapter else ""
-        device = pick_device(device)
-        quantize = resolve_quantize(quantize, device)
-        key = (str(Path(model).expanduser().resolve()), where, device, quantize)
-        return _LOADED.get(key, lambda: cls(model, device, adapter, quantize))
+        key = _key(model, device, adapter, quantize)
+        return _LOADED.get(key, lambda: cls(model, key[2], adapter, key[3]))
 
     @classmethod
-    def peek(
-        cls, model: str, device: str = "auto", adapter: str = "", quantize: str = "auto"
-    ) -> LocalModel | None:
+    def peek(cls, model: str, device: str = "auto", quantize: str = "auto") -> LocalModel | None:
         """The model if it is loaded already (counting tokens must not load it)."""
-        where = str(Path(adapter).expanduser().resolve()) if adapter else ""
-        device = pick_device(device)
-        key = (str(Path(model).expanduser().resolve()), where, device)
-        return _LOADED.peek((*key, resolve_quantize(quantize, device)))
+        return _LOADED.peek(_key(model, device, "", quantize))
 
     def encode_chat(self, system: str, user: str) -> tuple[list[int], int]:
         """Token ids for a chat, and how many of them depend on ``system`` alone."""
