@@ -70,21 +70,26 @@ def fit(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Fitted:
 
 
 def fit_window(
-    task: Task, steps: Mapping[int, str], size: Size, room: int, tokens: Size | None = None
+    task: Task,
+    steps: Mapping[int, str],
+    size: Size,
+    room: int,
+    tokens: Callable[[Task, Mapping[int, str]], int | None] | None = None,
 ) -> Fitted:
-    """``fit`` for a window of ``room`` tokens. Without ``tokens`` (a model behind an
-    endpoint) characters are estimated at ``CHARS_PER_TOKEN``; with it (a model loaded in
-    this process) the request is counted, cut at its own text's ratio of characters to
-    tokens, and cut again until the count fits."""
-    if tokens is None:
+    """``fit`` for a window of ``room`` tokens. Where ``tokens`` cannot count (None: a
+    model behind an endpoint, or one not loaded yet) characters are estimated at
+    ``CHARS_PER_TOKEN``; where it can (a model loaded in this process) the request is
+    counted, cut at its own text's ratio of characters to tokens, and cut again until
+    the count fits."""
+    whole = tokens(task, steps) if tokens is not None else None
+    if tokens is None or whole is None:
         return fit(task, steps, size, int(room * CHARS_PER_TOKEN))
-    whole = tokens(task, steps)
     if whole <= room:
         return Fitted(task, dict(steps), origin=task)
     limit = int(room * size(task, steps) / max(whole, 1))
     for _ in range(4):
         fitted = fit(task, steps, size, limit)
-        if tokens(fitted.task, fitted.steps) <= room:
+        if (tokens(fitted.task, fitted.steps) or 0) <= room:
             return fitted
         limit = int(limit * 0.9)
     raise WindowError(f"the request needs more than the {room} tokens the window leaves")
@@ -126,10 +131,13 @@ def _steps_ends(state: Fitted, size: Size, limit: int) -> Fitted:
     return _note(state, state.task, steps, "earlier steps' answers, in their middle")
 
 
+def _in_part(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Task:
+    """``task`` with its files shown in part so that the whole request is within ``limit``."""
+    return fit_task(task, max(len(task.render()) - (size(task, steps) - limit), 1))
+
+
 def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
-    task = state.task
-    room = len(task.render()) - _over(state, size, limit)
-    fitted = fit_task(task, max(room, 1))
+    fitted = _in_part(state.task, state.steps, size, limit)
     parts = [f.path for f in fitted.files if f.partial]
     what = f"parts of {', '.join(parts)} (marked '# ... not shown')" if parts else ""
     return _note(state, fitted, state.steps, what) if parts else state
@@ -148,9 +156,9 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
         drop = tests[-1] if tests else files[-1]
         files.remove(drop)
         left_out.append(drop.path)
-        task = dataclasses.replace(state.task, files=tuple(files))
-        room = len(task.render()) - (size(task, state.steps) - limit)
-        task = fit_task(task, max(room, 1))
+        task = _in_part(
+            dataclasses.replace(state.task, files=tuple(files)), state.steps, size, limit
+        )
         if size(task, state.steps) <= limit:
             break
     if not left_out:

@@ -14,9 +14,9 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from ..task import Task
+from .files import is_test_path
 
 _LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
 _WORD = re.compile(r"[A-Za-z_]\w{2,}")
@@ -71,7 +71,7 @@ def focus(task: Task) -> Focus:
     classes = set(_CLASS.findall(task.test_failures))
     called: list[str] = []
     for f in task.files:
-        if PurePosixPath(f.path).name.startswith("test") or not f.editable:
+        if is_test_path(f.path) or not f.editable:
             called += _calls(f.text, set(failing), classes)
     names = [(n, CALLED) for n in dict.fromkeys(called)]
     names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in called]

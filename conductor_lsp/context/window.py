@@ -24,18 +24,8 @@ CHARS_PER_TOKEN = 3.0
 HEAD_LINES = 30
 #: Lines either side of a pointed-at line outside any definition.
 AROUND = 12
-
-
 #: Tokens of a window kept spare: the chat template's markers, and the estimate's error.
 WINDOW_SPARE = 64
-
-
-def window_chars(context: int, max_tokens: int, other_chars: int) -> int:
-    """Characters the task itself may take in a request to a worker whose window is
-    ``context`` tokens (0: no limit), after the answer and the request's other parts."""
-    if context <= 0:
-        return 0
-    return max(int((context - max_tokens - WINDOW_SPARE) * CHARS_PER_TOKEN) - other_chars, 1)
 
 
 def fit_task(task: Task, limit: int) -> Task:

@@ -239,18 +239,14 @@ class Engine:
 
         count: Callable[[WorkerRequest], int | None] | None
         count = getattr(self.pool[plan.steps[i].worker], "count_tokens", None)
+
+        def tokens(t: Task, seen: Mapping[int, str]) -> int | None:
+            return count(request(t, seen)) if count is not None else None
+
         steps = {j: results[j].text for j in plan.steps[i].dependencies(i)}
-        tokens = None
-        if count is not None and count(request(task, steps)) is not None:
-            counter = count
-
-            def tokens(t: Task, seen: Mapping[int, str]) -> int:
-                return counter(request(t, seen)) or 0
-
         room = worker.context - worker.max_tokens - WINDOW_SPARE
         fitted = fit_window(task, steps, size, room, tokens)
         results[i].partial = tuple(f.path for f in fitted.task.files if f.partial)
-        results[i].trimmed = fitted.cut
         return build_request(fitted.task, plan, i, results, temperature, seen=fitted.steps)
 
     async def _call(

@@ -38,8 +38,6 @@ class StepResult:
     cut: str = ""
     #: Files this worker was shown only in part (its window is too small for them whole).
     partial: tuple[str, ...] = ()
-    #: What was cut from the request to fit the worker's window, in words.
-    trimmed: tuple[str, ...] = ()
 
     @property
     def looped(self) -> bool:

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from conductor_lsp.context.budget import Size, WindowError, condense, fit
-from conductor_lsp.context.window import CHARS_PER_TOKEN, window_chars
+from conductor_lsp.context.budget import Size, WindowError, condense, fit_window
+from conductor_lsp.context.window import CHARS_PER_TOKEN, WINDOW_SPARE
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.runtime.requests import build_request
 from conductor_lsp.runtime.results import StepResult
@@ -67,9 +67,10 @@ def test_everything_shares_one_budget_and_the_prompt_says_what_was_cut() -> None
         StepResult(1, plan.steps[1]),
     ]
     size = sizes(task, plan, 1, results)
-    limit = window_chars(CONTEXT, MAX_TOKENS, 0)
+    room = CONTEXT - MAX_TOKENS - WINDOW_SPARE
+    limit = int(room * CHARS_PER_TOKEN)
     assert size(task, {0: results[0].text}) > 3 * limit  # far over
-    fitted = fit(task, {0: results[0].text}, size, limit)
+    fitted = fit_window(task, {0: results[0].text}, size, room)
     request = build_request(fitted.task, plan, 1, results, seen=fitted.steps)
     chars = len(request.system) + sum(len(p.text) for p in request.parts)
     assert chars <= limit and chars / CHARS_PER_TOKEN + MAX_TOKENS <= CONTEXT
@@ -85,7 +86,9 @@ def test_a_request_that_fits_is_sent_as_it_is() -> None:
     task = Task("Fix it.", (FileContext("a.py", "x = 1\n"),), test_failures=failures(2))
     plan = Plan((Step("a", "fix"),))
     results = [StepResult(0, plan.steps[0])]
-    fitted = fit(task, {}, sizes(task, plan, 0, results), window_chars(CONTEXT, MAX_TOKENS, 0))
+    fitted = fit_window(
+        task, {}, sizes(task, plan, 0, results), CONTEXT - MAX_TOKENS - WINDOW_SPARE
+    )
     assert fitted.task is task and not fitted.cut and "Not shown" not in task.render()
 
 
@@ -94,7 +97,7 @@ def test_a_window_too_small_for_the_subtask_alone_is_an_error_not_an_overflow() 
     plan = Plan((Step("a", "fix " * 2000),))
     results = [StepResult(0, plan.steps[0])]
     with pytest.raises(WindowError, match="the window holds"):
-        fit(task, {}, sizes(task, plan, 0, results), window_chars(1024, 256, 0))
+        fit_window(task, {}, sizes(task, plan, 0, results), 1024 - 256 - WINDOW_SPARE)
 
 
 def test_repeated_failures_read_as_one_line_each_kind() -> None:
@@ -107,8 +110,6 @@ def test_repeated_failures_read_as_one_line_each_kind() -> None:
 def test_a_counted_window_fits_by_the_count_not_the_estimate() -> None:
     """A model in process counts: text denser than 3 characters a token (2 here) passes
     a fit by the estimate whole and overflows; the count cuts until it fits."""
-    from conductor_lsp.context.budget import fit_window
-
     room = CONTEXT - MAX_TOKENS - 64
     failed = "- test_v.py::test_f5 at version.py:22: assert 6 == 7\n"
     n = next(n for n in range(50, 400, 5) if len(big_file(n)) > 2.2 * room)
