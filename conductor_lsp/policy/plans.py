@@ -12,7 +12,8 @@ from ..conductor.static import RETRY, static_plan, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
 from .features import Action
-from .predict import HOPELESS, Policy, index
+from .predict import Policy, index
+from .sets import HOPELESS
 
 
 def round_plan(

@@ -18,7 +18,6 @@ it was trained on and its held-out figures. A file that is not a policy is a
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 import os
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.search import CAUSE
-from ..conductor.static import DIRECT, strongest
+from ..conductor.static import DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
 from . import rates
@@ -43,6 +42,7 @@ from .features import (
     task_features,
 )
 from .rates import Bill, Rate, read_bill, read_rate
+from .sets import choose_set
 from .stop import StopRule
 
 FORMAT = "conductor-lsp-policy"
@@ -55,9 +55,6 @@ WORDINGS = {"direct": DIRECT, "cause": CAUSE}
 TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
 ANSWER_TOKENS = 600
-#: Below this chance an action is not worth a call: a policy that has seen nothing like
-#: the task turn green picks nothing rather than its least hopeless action.
-HOPELESS = 0.05
 
 
 def _keep(memo: dict[str, list[str]], key: str, value: list[str], most: int = 4096) -> None:
@@ -228,36 +225,11 @@ class Policy:
         prompt_tokens: int = 2000,
         prefer: str = "latency",
     ) -> list[tuple[Action, float, float]]:
-        """The set of actions whose chance of at least one green answer reaches ``target``
-        at the least expected $, else the likeliest set the budget allows (with ``prefer =
-        "cost"``, always the least expected $ per chance of green), most likely first;
-        none when no action reaches ``HOPELESS``.
-
-        Expected as the round runs them (``prefer``, see ``order``): all at once
-        (``latency``) pays every call; in waves, likeliest per dollar first, a call is paid
-        only when those before it failed, so a cheap worker that is right half the time
-        goes first and the dear one is paid for the other half. Ties by the seconds the
-        answers took (free local models). Sets are enumerated, not grown greedily.
-        """
-        affordable = [r for r in self.rank(brief, pool, prompt_tokens) if r[2] <= budget]
-        ranked = [r for r in affordable if r[1] >= HOPELESS][:12]  # most likely first
-        if not ranked:
-            return []
-        floor = _floor_action(self.wordings, pool)
-        best: tuple[tuple[bool, float, float, float], tuple[int, ...]] | None = None
-        for size in range(1, min(max_steps, len(ranked)) + 1):
-            for combo in itertools.combinations(range(len(ranked)), size):
-                picks = [ranked[i] for i in combo]
-                if sum(r[2] for r in picks) > budget:
-                    continue
-                dollars = expected_cost(picks, prefer, floor)
-                miss = math.prod(1 - r[1] for r in picks)
-                seconds = sum(self.seconds(r[0]) for r in picks)
-                key = _set_key(1 - miss >= self.target, dollars, miss, seconds, prefer)
-                if best is None or key < best[0]:
-                    best = (key, combo)
-        assert best is not None  # each affordable action alone is a set within the budget
-        return sorted((ranked[i] for i in best[1]), key=lambda t: -t[1])
+        """The set of actions to run (``sets.choose_set``), most likely first."""
+        ranked = self.rank(brief, pool, prompt_tokens)
+        return choose_set(
+            ranked, pool, self.wordings, self.target, self.seconds, max_steps, budget, prefer
+        )
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -342,57 +314,6 @@ def nominal_cost(info: WorkerInfo, prompt_tokens: int) -> float:
     return (prompt_tokens * info.price_in + ANSWER_TOKENS * info.price_out) / 1_000_000
 
 
-def expected_cost(
-    picks: Sequence[tuple[Action, float, float]], prefer: str, floor: Action | None = None
-) -> float:
-    """What (action, chance, $) picks are expected to cost as ``prefer`` runs them in
-    waves (``order.waves``), a wave paid only when the ones before it failed: ``latency``
-    all at once; ``cost`` one at a time, likeliest per dollar first; ``balanced`` the
-    likeliest per dollar, then the floor's call (``floor``, when among the picks), then
-    the rest."""
-    if prefer == "latency":
-        return sum(r[2] for r in picks)
-    order = sorted(picks, key=lambda r: -_per_dollar(r))
-    if prefer == "balanced":
-        first, rest = order[:1], order[1:]
-        base = [r for r in rest if r[0] == floor]
-        waves = [first, base, [r for r in rest if r[0] != floor]] if base else [first, rest]
-    else:
-        waves = [[r] for r in order]
-    total, reach = 0.0, 1.0
-    for wave in waves:
-        total += reach * sum(r[2] for r in wave)
-        reach *= math.prod(1 - r[1] for r in wave)
-    return total
-
-
-def _per_dollar(pick: tuple[Action, float, float]) -> float:
-    return pick[1] / pick[2] if pick[2] > 0 else math.inf
-
-
-def _floor_action(wordings: dict[str, str], pool: Sequence[WorkerInfo]) -> Action | None:
-    """The floor's call as an action: static's direct wording to the strongest worker."""
-    key = index(wordings, DIRECT)
-    if key is None or all(w.is_tool for w in pool):
-        return None
-    return Action(strongest(pool).name, key)
-
-
 def index(wordings: dict[str, str], text: str) -> str | None:
     """The library key of a wording's text, if it is in the library."""
     return next((k for k, v in wordings.items() if v == text), None)
-
-
-def _set_key(
-    reaches: bool, dollars: float, miss: float, seconds: float, prefer: str
-) -> tuple[bool, float, float, float]:
-    """Cost mode: the least expected $ per chance of green, whether or not the set reaches
-    the target (the floor's call follows a failed set anyway, so a dear lane added only to
-    reach the target buys chance the floor already gives). Else sets that reach the
-    target, cheapest first; under it, the likeliest. Measured in bench/README.md
-    ("How sure the policy is")."""
-    if prefer == "cost":
-        return (False, dollars / max(1 - miss, 1e-9), miss, seconds)
-    if reaches:
-        return (False, dollars, seconds, miss)
-    return (True, miss, dollars, seconds)

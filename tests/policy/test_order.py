@@ -9,7 +9,7 @@ import pytest
 from conductor_lsp.plan import Lane, Step
 from conductor_lsp.policy import Action
 from conductor_lsp.policy.order import Option, waves
-from conductor_lsp.policy.predict import expected_cost
+from conductor_lsp.policy.sets import expected_cost
 
 
 def option(lane: Lane, worker: str, chance: float, price: float) -> Option:

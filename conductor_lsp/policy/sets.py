@@ -1,0 +1,114 @@
+"""Which set of actions a round runs: sets are enumerated, each priced as ``[fix]
+prefer`` runs it (in waves, a wave paid only when the ones before it failed), and the
+cheapest that reaches the target wins (in cost mode, the least $ per chance of green)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+
+from ..conductor.static import DIRECT, strongest
+from ..protocols import WorkerInfo
+from .features import Action
+
+#: Below this chance an action is not worth a call: a policy that has seen nothing like
+#: the task turn green picks nothing rather than its least hopeless action.
+HOPELESS = 0.05
+#: The likeliest actions a set is drawn from (sets of up to ``max_steps`` of them).
+DRAWN = 12
+
+Pick = tuple[Action, float, float]
+
+
+def choose_set(
+    ranked: Sequence[Pick],
+    pool: Sequence[WorkerInfo],
+    wordings: dict[str, str],
+    target: float,
+    seconds: Callable[[Action], float],
+    max_steps: int,
+    budget: float = math.inf,
+    prefer: str = "latency",
+) -> list[Pick]:
+    """The set of ``ranked`` (action, chance, $) whose chance of at least one green answer
+    reaches ``target`` at the least expected $, else the likeliest set the budget allows
+    (with ``prefer = "cost"``, always the least expected $ per chance of green), most
+    likely first; none when no action reaches ``HOPELESS``.
+
+    Expected as the round runs them (``prefer``, see ``order``): all at once
+    (``latency``) pays every call; in waves, likeliest per dollar first, a call is paid
+    only when those before it failed, so a cheap worker that is right half the time
+    goes first and the dear one is paid for the other half. Ties by the seconds the
+    answers took (free local models). Sets are enumerated, not grown greedily.
+    """
+    affordable = [r for r in ranked if r[2] <= budget]
+    drawn = [r for r in affordable if r[1] >= HOPELESS][:DRAWN]  # most likely first
+    if not drawn:
+        return []
+    floor = _floor_action(wordings, pool)
+    best: tuple[tuple[bool, float, float, float], tuple[int, ...]] | None = None
+    for size in range(1, min(max_steps, len(drawn)) + 1):
+        for combo in itertools.combinations(range(len(drawn)), size):
+            picks = [drawn[i] for i in combo]
+            if sum(r[2] for r in picks) > budget:
+                continue
+            dollars = expected_cost(picks, prefer, floor)
+            miss = math.prod(1 - r[1] for r in picks)
+            took = sum(seconds(r[0]) for r in picks)
+            key = _set_key(1 - miss >= target, dollars, miss, took, prefer)
+            if best is None or key < best[0]:
+                best = (key, combo)
+    assert best is not None  # each affordable action alone is a set within the budget
+    return sorted((drawn[i] for i in best[1]), key=lambda t: -t[1])
+
+
+def expected_cost(
+    picks: Sequence[tuple[Action, float, float]], prefer: str, floor: Action | None = None
+) -> float:
+    """What (action, chance, $) picks are expected to cost as ``prefer`` runs them in
+    waves (``order.waves``), a wave paid only when the ones before it failed: ``latency``
+    all at once; ``cost`` one at a time, likeliest per dollar first; ``balanced`` the
+    likeliest per dollar, then the floor's call (``floor``, when among the picks), then
+    the rest."""
+    if prefer == "latency":
+        return sum(r[2] for r in picks)
+    order = sorted(picks, key=lambda r: -_per_dollar(r))
+    if prefer == "balanced":
+        first, rest = order[:1], order[1:]
+        base = [r for r in rest if r[0] == floor]
+        waves = [first, base, [r for r in rest if r[0] != floor]] if base else [first, rest]
+    else:
+        waves = [[r] for r in order]
+    total, reach = 0.0, 1.0
+    for wave in waves:
+        total += reach * sum(r[2] for r in wave)
+        reach *= math.prod(1 - r[1] for r in wave)
+    return total
+
+
+def _per_dollar(pick: tuple[Action, float, float]) -> float:
+    return pick[1] / pick[2] if pick[2] > 0 else math.inf
+
+
+def _floor_action(wordings: dict[str, str], pool: Sequence[WorkerInfo]) -> Action | None:
+    """The floor's call as an action: static's direct wording to the strongest worker."""
+    key = next((k for k, v in wordings.items() if v == DIRECT), None)
+    if key is None or all(w.is_tool for w in pool):
+        return None
+    return Action(strongest(pool).name, key)
+
+
+def _set_key(
+    reaches: bool, dollars: float, miss: float, seconds: float, prefer: str
+) -> tuple[bool, float, float, float]:
+    """Cost mode: the least expected $ per chance of green, whether or not the set reaches
+    the target (the floor's call follows a failed set anyway, so a dear lane added only to
+    reach the target buys chance the floor already gives). Else sets that reach the
+    target, cheapest first; under it, the likeliest. Measured in bench/README.md
+    ("How sure the policy is")."""
+    if prefer == "cost":
+        return (False, dollars / max(1 - miss, 1e-9), miss, seconds)
+    if reaches:
+        return (False, dollars, seconds, miss)
+    return (True, miss, dollars, seconds)

@@ -1,0 +1,168 @@
+"""Plan shapes: the small step graphs a round's candidates come from, with the workers
+filled in. A plan of the RL Conductor's three lists (workers, subtasks, access) splits
+into *chains*, one per leaf (the leaf and the earlier steps it sees); each chain reads
+as a shape, so the routing policy learns from a model conductor's plans, search's
+leaves and its own picks alike.
+
+- ``solo``: one call that writes the edits (static's, search's leaves).
+- ``architect``: a helper describes the change in words (no edit format), then the
+  worker writes the edits seeing that description (the editor). Why: a strong model's
+  answer often holds the right change in a format the edits layer cannot apply; a
+  reasoning step and an editing step can be given to different workers.
+- ``chain``: any other chain (a model conductor's, ``pipeline``'s): the helper is its
+  first step's worker.
+
+A *repair* is not chosen: when an answer holds no edit that applies, the cheapest
+worker turns it into edits in the same round (``[fix] repair``); its subtask carries
+the answer and starts with ``REPAIR``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .plan import Plan, Step
+
+DESCRIBE = (
+    "Describe the change that makes the failing tests pass, in words: which lines of which "
+    "file, what they become, and why. Write no code blocks and no edit blocks: another "
+    "step writes the edits from your description."
+)
+EDIT_FROM = (
+    "Write the code change the earlier step describes (check it against the code shown), "
+    "as edits of the files shown."
+)
+REPAIR = "An earlier answer to this task held no edit that could be applied"
+#: How much of the answer a repair is shown: its head and its tail.
+REPAIR_KEEP = 3_000
+
+
+class ShapeName(StrEnum):
+    SOLO = "solo"
+    ARCHITECT = "architect"
+    CHAIN = "chain"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A shape with its workers: ``worker`` writes the edits (the leaf), ``helper`` (for
+    the shapes of two workers) the step it sees."""
+
+    name: ShapeName = ShapeName.SOLO
+    worker: str = ""
+    helper: str = ""
+
+    def describe(self) -> str:
+        """For people: "architect: big describes, small edits"."""
+        if self.name is ShapeName.SOLO:
+            return f"solo: {self.worker}"
+        if self.name is ShapeName.ARCHITECT:
+            return f"architect: {self.helper} describes, {self.worker} edits"
+        return f"chain: from {self.helper} to {self.worker}"
+
+
+@dataclass(frozen=True)
+class Chain:
+    """One leaf and the earlier steps it sees, in plan order; access lists are indices
+    within the chain, so it runs as a plan of its own."""
+
+    steps: tuple[Step, ...]
+
+    @property
+    def leaf(self) -> Step:
+        return self.steps[-1]
+
+    @property
+    def before(self) -> tuple[Step, ...]:
+        return self.steps[:-1]
+
+    def shape(self) -> Shape:
+        return read_shape(self.steps)
+
+
+def architect_steps(helper: str, worker: str, *, later: bool = False) -> tuple[Step, ...]:
+    """The architect shape's two steps (in a later round the helper sees the failures of
+    the previous attempt, as every step of a later round does)."""
+    role = "debugging" if later else "analysis"
+    return (Step(helper, DESCRIBE, (), role), Step(worker, EDIT_FROM, (0,), "generation"))
+
+
+def read_shape(steps: Sequence[Step]) -> Shape:
+    """The shape of a chain (its leaf last)."""
+    leaf = steps[-1]
+    if len(steps) == 1:
+        return Shape(ShapeName.SOLO, leaf.worker)
+    if len(steps) == 2 and steps[0].role != "generation":
+        return Shape(ShapeName.ARCHITECT, leaf.worker, steps[0].worker)
+    return Shape(ShapeName.CHAIN, leaf.worker, steps[0].worker)
+
+
+def chains(plan: Plan) -> list[Chain] | None:
+    """Each leaf's chain, or None when two leaves see one step (splitting would pay for
+    it twice: such a plan runs whole)."""
+    owner: dict[int, int] = {}
+    out = []
+    for leaf in plan.leaves():
+        mine = sorted(_ancestors(plan.steps, leaf) | {leaf})
+        for i in mine:
+            if owner.setdefault(i, leaf) != leaf:
+                return None
+        where = {old: new for new, old in enumerate(mine)}
+        steps = tuple(
+            dataclasses.replace(
+                plan.steps[i],
+                access=tuple(where[j] for j in plan.steps[i].dependencies(i)),
+            )
+            for i in mine
+        )
+        out.append(Chain(steps))
+    return out
+
+
+def joined(chains: Sequence[Chain]) -> tuple[Step, ...]:
+    """The steps of chains run as one plan: each chain's access lists moved to where its
+    steps land."""
+    out: list[Step] = []
+    for chain in chains:
+        start = len(out)
+        for s in chain.steps:
+            seen = () if s.access == "all" else tuple(start + j for j in s.access)
+            out.append(dataclasses.replace(s, access=seen))
+    return tuple(out)
+
+
+def _ancestors(steps: Sequence[Step], index: int) -> set[int]:
+    out: set[int] = set()
+    todo = list(steps[index].dependencies(index))
+    while todo:
+        i = todo.pop()
+        if i not in out:
+            out.add(i)
+            todo += steps[i].dependencies(i)
+    return out
+
+
+def repair_subtask(answer: str, why: str, files: Sequence[str]) -> str:
+    """A repair's subtask: the answer that held no applicable edit, and what to do."""
+    head = (
+        answer
+        if len(answer) <= 2 * REPAIR_KEEP
+        else (
+            f"{answer[:REPAIR_KEEP]}\n[... {len(answer) - 2 * REPAIR_KEEP} characters left out ...]\n"
+            f"{answer[-REPAIR_KEEP:]}"
+        )
+    )
+    where = ", ".join(f"`{f}`" for f in files) or "the files shown"
+    return (
+        f"{REPAIR} ({why}). Turn the change it describes into edits of {where}, in the "
+        "required format, with SEARCH text copied exactly from the files shown. Change "
+        "nothing it does not describe.\n\nThe earlier answer:\n"
+        f"<<<\n{head}\n>>>"
+    )
+
+
+def is_repair(subtask: str) -> bool:
+    return subtask.startswith(REPAIR)
