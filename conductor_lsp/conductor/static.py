@@ -20,6 +20,7 @@ from ..errors import PlanError
 from ..plan import Plan, Step
 from ..protocols import Check, WorkerInfo
 from ..task import Task
+from .shapes import architect_steps
 
 ANALYSIS = (
     "Analyse the task and the code: find the cause (or the design), name the exact "
@@ -59,10 +60,18 @@ def static_plan(
     *,
     note: str = "",
     pinned: str = "",
+    helper: str = "",
 ) -> Plan:
-    """One call to the strongest affordable worker; a debugging call in later rounds."""
+    """One call to the strongest affordable worker; a debugging call in later rounds.
+    With a ``helper`` (the architect shape), that worker describes the change first."""
     coder = strongest(workers, pinned)
-    if task is not None and task.previous:
+    later = task is not None and bool(task.previous)
+    if helper:
+        strongest(workers, helper)  # a PlanError when it is no model of the pool
+        steps = architect_steps(helper, coder.name, later=later)
+        source = f"architect:{helper}>{coder.name}"
+        return Plan(steps=steps[-max_steps:], source=source, notes=(note,) if note else ())
+    if later:
         step = Step(coder.name, RETRY, "all", "debugging")
     else:
         step = Step(coder.name, DIRECT, "all", "generation")
@@ -102,7 +111,11 @@ class StaticConductor:
         return "ok", "always available"
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
-        return static_plan(workers, max_steps, task, pinned=self.config.worker)
+        c = self.config
+        helper = c.helper if c.shape == "architect" else ""
+        if c.shape == "architect" and not helper:
+            raise PlanError("[conductor] shape = architect needs a helper worker")
+        return static_plan(workers, max_steps, task, pinned=c.worker, helper=helper)
 
     async def aclose(self) -> None:
         return None

@@ -52,6 +52,11 @@ class ConductorConfig(EndpointConfig):
     is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
+    shape: Literal["solo", "architect"] = "solo"
+    """static: solo (one call), or architect (`helper` describes the change in words, then
+    the worker writes the edits seeing it; the `architect:HELPER>WORKER` strategy)."""
+    helper: str = ""
+    """static with shape architect: the worker that describes the change."""
     max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)] = DEFAULT_MAX_STEPS
     """Most steps a plan may have."""
     temperature: NonNegative = 0.0
@@ -140,6 +145,10 @@ class FixConfig:
     give_up_below: Chance = 0.05
     """With a fitted stop rule (`train --policy`), a lane beside the floor stops when its
     next round's chance of green is below this."""
+    repair: bool = False
+    """When an answer holds no edit that applies (prose, a fence with the file's path,
+    SEARCH text not in the file), ask the cheapest worker, in the same round, to turn it
+    into edits (it is shown the answer); off until measured to pay for itself."""
     give_up_floor: bool = False
     """Let the stop rule stop the floor lane too (static's own rounds), saving its calls on
     tasks nothing is likely to solve."""

@@ -47,26 +47,48 @@ NAMED: dict[str, dict[str, Any]] = {
 
 def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``"conductor,static,single:big"`` -> name -> config layer; ``single:*`` is one per
-    model worker. Unknown names and workers are ``ConfigError``."""
+    model worker, ``architect:A>B`` A describing and B editing, ``architect:*`` every
+    ordered pair, ``shapes:*`` both. Unknown names and workers are ``ConfigError``."""
     out: dict[str, dict[str, Any]] = {}
+    models = [n for n, w in workers.items() if _is_model(w)]
     for name in [n.strip() for n in text.split(",") if n.strip()]:
         if name in NAMED:
             out[name] = NAMED[name]
             continue
-        kind, _, worker = name.partition(":")
-        if kind != "single" or not worker:
-            known = ", ".join([*NAMED, "single:NAME", "single:*"])
+        kind, _, who = name.partition(":")
+        if kind not in ("single", "architect", "shapes") or not who:
+            known = ", ".join([*NAMED, "single:NAME", "single:*", "architect:A>B", "shapes:*"])
             raise ConfigError(f"unknown strategy {name!r} (known: {known})")
-        names = [n for n, w in workers.items() if _is_model(w)] if worker == "*" else [worker]
-        for n in names:
-            if n not in workers:
-                raise ConfigError(
-                    f"strategy {name}: no worker {n!r} (workers: {', '.join(workers)})"
-                )
-            out[f"single:{n}"] = {"conductor": {"backend": "static", "worker": n}}
+        if kind == "shapes" and who != "*":
+            raise ConfigError(f"strategy {name}: shapes takes only * (every shape and pair)")
+        if kind in ("single", "shapes"):
+            for n in models if who == "*" else [who]:
+                _known(name, n, workers)
+                out[f"single:{n}"] = {"conductor": {"backend": "static", "worker": n}}
+        if kind in ("architect", "shapes"):
+            pairs = [(a, b) for a in models for b in models] if who == "*" else [_pair(name, who)]
+            for a, b in pairs:
+                _known(name, a, workers)
+                _known(name, b, workers)
+                out[f"architect:{a}>{b}"] = {
+                    "conductor": {"backend": "static", "worker": b, "shape": "architect",
+                                  "helper": a}
+                }  # fmt: skip
     if not out:
         raise ConfigError("no strategies given")
     return out
+
+
+def _pair(name: str, who: str) -> tuple[str, str]:
+    helper, sep, worker = who.partition(">")
+    if not sep or not helper or not worker:
+        raise ConfigError(f"strategy {name}: write architect:HELPER>WORKER")
+    return helper, worker
+
+
+def _known(name: str, worker: str, workers: Mapping[str, Any]) -> None:
+    if worker not in workers:
+        raise ConfigError(f"strategy {name}: no worker {worker!r} (workers: {', '.join(workers)})")
 
 
 def _is_model(worker: Any) -> bool:

@@ -15,6 +15,7 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 
+from ..conductor.shapes import chains, is_repair, joined, repair_subtask
 from ..conductor.static import static_plan
 from ..context.rounds import round_task
 from ..plan import Lane, Plan, Step
@@ -41,9 +42,16 @@ class RoundRunner(Shared):
         offers = [o for o in offers if not self._gives_up(o, k, progress)]
         wave = WaveRunner(self, rnd)
         options = [opt for o in offers for opt in o.options]
-        for n, group in enumerate(waves(options, self.session.config.fix.prefer), 1):
+        n = 0
+        for group in waves(options, self.session.config.fix.prefer):
+            n += 1
             if await wave.run(n, group, offers):
                 break
+            repairs = self._repairs(rnd, n, offers)
+            if repairs:  # in the same round: no round is spent on an answer's format
+                n += 1
+                if await wave.run(n, repairs, offers):
+                    break
         for a in rnd.attempts:
             if a.run.outcome is RunOutcome.CANCELLED:
                 raise Cancelled(a.run.reason or "cancelled")
@@ -71,10 +79,36 @@ class RoundRunner(Shared):
             plan = _without_floor(plan, static_plan(infos, cfg.conductor.max_steps, task))
         if not plan.steps:
             return Offer(lane, task, plan, [])
-        if not _independent(plan):
+        parts = chains(plan)
+        if parts is None:  # leaves that share a step run as one whole plan
             whole = sum(price(lane.lane, s, known=False).price for s in plan.steps)
             return Offer(lane, task, plan, [Option(lane.lane, None, whole)])
-        return Offer(lane, task, plan, [price(lane.lane, s) for s in plan.steps])
+        return Offer(lane, task, plan, [price(lane.lane, c.leaf, before=c.before) for c in parts])
+
+    def _repairs(self, rnd: Round, n: int, offers: list[Offer]) -> list[Option]:
+        """``[fix] repair``: for each answer of wave ``n`` that held no edit that applied,
+        a call to the cheapest worker that turns it into edits (once: a repair is not
+        repaired)."""
+        if not self.session.config.fix.repair:
+            return []
+        out = []
+        for offer in offers:
+            for c in rnd.in_lane(offer.lane.lane):
+                v, step = c.verdict, c.step
+                if c.wave != n or v is None or v.tests is not None or not step.ok:
+                    continue
+                if not step.text.strip() or is_repair(step.step.subtask):
+                    continue
+                pool = _models(self.session.infos(offer.task, self.meter))
+                if not pool:
+                    continue
+                cheap = min(pool, key=lambda w: (w.price_in + w.price_out, w.strength))
+                why = (v.errors or "no edit in the required format").strip().splitlines()[0]
+                files = [f.path for f in offer.task.files if f.editable]
+                text = repair_subtask(step.text, why[:300], files)
+                price = _Pricer(pool, offer.task, None)
+                out.append(price(offer.lane.lane, Step(cheap.name, text, (), "generation")))
+        return out
 
     async def _task(self, rnd: Round, lane: LaneState) -> Task:
         """The lane's task: the files its failures involve (read in a sandbox of its start),
@@ -126,9 +160,11 @@ class _Pricer:
         self.pool, self.policy = pool, policy
         self.brief, self.tokens = task.brief(), len(task.render()) // 4
 
-    def __call__(self, lane: Lane, step: Step, *, known: bool = True) -> Option:
+    def __call__(
+        self, lane: Lane, step: Step, *, known: bool = True, before: tuple[Step, ...] = ()
+    ) -> Option:
         policy = self.policy if known else None
-        return estimate(lane, step, self.pool, self.brief, self.tokens, policy)
+        return estimate(lane, step, self.pool, self.brief, self.tokens, policy, before)
 
 
 def _models(pool: Sequence[WorkerInfo]) -> list[WorkerInfo]:
@@ -136,19 +172,14 @@ def _models(pool: Sequence[WorkerInfo]) -> list[WorkerInfo]:
 
 
 def _without_floor(plan: Plan, floor: Plan) -> Plan:
-    """The plan less its first step that asks what the floor asks (same worker, subtask);
-    a plan whose steps see each other is kept whole."""
-    if not _independent(plan):
+    """The plan less its first lone step that asks what the floor asks (same worker,
+    subtask); a plan whose leaves share a step is kept whole."""
+    parts = chains(plan)
+    if parts is None:
         return plan
     mine = floor.steps[0]
-    for i, s in enumerate(plan.steps):
-        if s.worker == mine.worker and s.subtask == mine.subtask and not s.dependencies(i):
-            return dataclasses.replace(plan, steps=plan.steps[:i] + plan.steps[i + 1 :])
+    for i, c in enumerate(parts):
+        s = c.leaf
+        if not c.before and s.worker == mine.worker and s.subtask == mine.subtask:
+            return dataclasses.replace(plan, steps=joined(parts[:i] + parts[i + 1 :]))
     return plan
-
-
-def _independent(plan: Plan) -> bool:
-    """Whether every step is a leaf that sees no other (so each can run in its own wave)."""
-    return all(not s.dependencies(i) for i, s in enumerate(plan.steps)) and len(
-        plan.leaves()
-    ) == len(plan.steps)

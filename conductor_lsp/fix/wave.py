@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..conductor.shapes import Chain, is_repair, joined
 from ..context.repo_map import RepoMap
 from ..episodes.convert import as_data
 from ..episodes.records import VerdictRecord
@@ -182,7 +183,9 @@ class WaveRunner:
             refused=refused or ("" if mine else attempt.run.reason or "no answer"),
             leaves=leaves,
             id=attempt.run.episode,
-            floor_cost=attempt.run.cost if attempt.lane is Lane.FLOOR else self.rnd.floor_estimate,
+            floor_cost=attempt.run.cost
+            if attempt.lane is Lane.FLOOR and not attempt.repair
+            else self.rnd.floor_estimate,
         )
         session.episodes.outcome(outcome)
         if attempt.run.recorded is not None:
@@ -191,15 +194,16 @@ class WaveRunner:
 
 def _plan_of(offer: Offer, options: list[Option]) -> Plan | None:
     """The plan a lane runs in this wave: its whole plan for a unit option (None: a model
-    conductor's, to be written), else those options' steps as independent leaves."""
+    conductor's, to be written) and for the floor, else those options' chains."""
     if any(o.step is None for o in options):
         return offer.plan
     assert offer.plan is not None
-    steps = tuple(o.step for o in options if o.step is not None)
-    if offer.lane.lane is Lane.FLOOR:
+    if offer.lane.lane is Lane.FLOOR and not all(
+        o.step and is_repair(o.step.subtask) for o in options
+    ):
         return offer.plan
-    leaves = tuple(dataclasses.replace(s, access=()) for s in steps)
-    return dataclasses.replace(offer.plan, steps=leaves)
+    parts = [Chain((*o.before, o.step)) for o in options if o.step is not None]
+    return dataclasses.replace(offer.plan, steps=joined(parts))
 
 
 class _Stopper:

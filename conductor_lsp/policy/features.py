@@ -38,8 +38,22 @@ _STOP = frozenset(
 
 @dataclass(frozen=True)
 class Action:
+    """What the policy may choose: a worker asked in a wording, alone (``solo``) or as the
+    last step of a shape whose other step is the ``helper``'s (``shapes``)."""
+
     worker: str
     wording: str
+    shape: str = "solo"
+    helper: str = ""
+
+    @property
+    def solo(self) -> bool:
+        return self.shape == "solo"
+
+    @property
+    def bill_key(self) -> str:
+        """Where its bills are kept: the worker's for one call, the shape's otherwise."""
+        return self.worker if self.solo else f"{self.shape}:{self.helper}>{self.worker}"
 
 
 @dataclass
@@ -208,15 +222,37 @@ def feature_parts(
         return None
     own, ranks = worker_features(info, pool)
     wording = f"i:{action.wording}"
-    fixed = tuple(_hash(n) for n in [*own, wording, *(f"{r}|{wording}" for r in ranks)])
+    names = [*own, wording, *(f"{r}|{wording}" for r in ranks)]
+    shape = _shape_features(action, pool)
+    if shape is None:
+        return None
+    names += shape
+    crosses = [*ranks, wording, *shape[:1]]  # a shape's name crosses the task's features
     groups = tuple(
-        (
-            t.startswith(("w:", "h:")),
-            tuple(_hash(n) for n in [t, *(f"{t}|{r}" for r in ranks), f"{t}|{wording}"]),
-        )
+        (t.startswith(("w:", "h:")), tuple(_hash(n) for n in [t, *(f"{t}|{c}" for c in crosses)]))
         for t in brief_features
     )
-    return Parts(fixed, groups)
+    return Parts(tuple(_hash(n) for n in names), groups)
+
+
+def _shape_features(action: Action, pool: Sequence[WorkerInfo]) -> list[str] | None:
+    """A shape's own features: its name, crossed with the helper's and the worker's ranks
+    (none for a solo call, whose features are what they were before shapes; None: the
+    helper is not in the pool)."""
+    if action.solo:
+        return []
+    helper = next((w for w in pool if w.name == action.helper), None)
+    if helper is None:
+        return None
+    _, mine = worker_features(next(w for w in pool if w.name == action.worker), pool)
+    _, theirs = worker_features(helper, pool)
+    s = f"s:{action.shape}"
+    return [
+        s,
+        f"{s}|hname:{action.helper}",
+        *(f"{s}|h{h}" for h in theirs),
+        *(f"{s}|h{h}|{m}" for h in theirs for m in mine),
+    ]
 
 
 def kind(brief_features: Sequence[str], action: Action, pool: Sequence[WorkerInfo]) -> str | None:
@@ -228,7 +264,13 @@ def kind(brief_features: Sequence[str], action: Action, pool: Sequence[WorkerInf
         return None
     _, ranks = worker_features(info, pool)
     later = "round:later" in brief_features
-    return "|".join([*ranks, f"i:{action.wording}", "round:later" if later else "round:first"])
+    parts = [*ranks, f"i:{action.wording}", "round:later" if later else "round:first"]
+    if not action.solo:
+        helper = next((w for w in pool if w.name == action.helper), None)
+        if helper is None:
+            return None
+        parts += [f"s:{action.shape}", *(f"h{r}" for r in worker_features(helper, pool)[1])]
+    return "|".join(parts)
 
 
 @functools.lru_cache(maxsize=1 << 16)

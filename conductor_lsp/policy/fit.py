@@ -11,15 +11,17 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..conductor.shapes import Chain, chain_of, is_repair, members
 from ..conductor.static import DIRECT, RETRY
 from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
 from . import rates
 from .features import Action, Parts, feature_parts, sigmoid, task_head
-from .predict import Policy, index, shrunk
+from .order import action_of
+from .predict import Policy, shrunk
 from .rates import Bill
 
 WORD_DROPOUT = 0.7
@@ -202,7 +204,7 @@ def _rows(policy: Policy, examples: Sequence[Example]) -> list[tuple[Example, Pa
 def add_bills(policy: Policy, examples: Sequence[Example]) -> None:
     """Each action's worker's bills: answers, $ and seconds."""
     for e in examples:
-        bill = policy.bills.setdefault(e.action.worker, Bill())
+        bill = policy.bills.setdefault(e.action.bill_key, Bill())
         bill.answers += 1
         bill.cost += e.cost
         bill.seconds += e.seconds
@@ -223,39 +225,41 @@ def add_rates(policy: Policy, examples: Sequence[Example], keep: float = 1.0) ->
 
 
 def examples_from(episodes: Sequence[Episode], policy: Policy) -> list[Example]:
-    """Every judged candidate of every episode; a subtask that won joins the library."""
+    """Every judged candidate of every episode, read as its chain's action (a leaf alone
+    is a solo call; a leaf that saw earlier steps, their shape: a model conductor's
+    plans teach the same learner); a subtask that won joins the library. A repair is
+    no action the policy chooses, and teaches it nothing."""
     out = []
     for e in episodes:
         if e.outcome is None:
             continue
-        leaves = e.outcome.leaves or _only_leaf(e)
-        for leaf in leaves:
+        for leaf in e.outcome.leaves or _only_leaf(e):
             if leaf.failing_after is None and not leaf.refused:
                 continue  # never judged
             if not 0 <= leaf.step < len(e.steps):
                 continue
-            step = e.steps[leaf.step]
-            if not any(w.name == step.worker and not w.is_tool for w in e.workers):
+            chain = chain_of(e.steps, leaf.step)
+            models = {w.name for w in e.workers if not w.is_tool}
+            if any(s.worker not in models for s in chain.steps) or is_repair(chain.leaf.subtask):
                 continue
             green = leaf.green and not e.undone and not e.rejected
-            subtask = DIRECT_OF.get(step.subtask, step.subtask)
-            key = index(policy.wordings, subtask)
-            if key is None:
-                if not green:
-                    continue  # a wording the policy cannot ask for, and it did not win
-                key = policy.learn_wording(subtask)
-            bill = e.bills[leaf.step] if leaf.step < len(e.bills) else None
-            out.append(
-                Example(
-                    e.task,
-                    e.workers,
-                    Action(step.worker, key),
-                    green,
-                    bill.cost if bill else 0.0,
-                    bill.seconds if bill else 0.0,
-                )
-            )
+            action = _action(policy, chain, green)
+            if action is None:
+                continue
+            bills = [e.bills[i] for i in members(e.steps, leaf.step) if i < len(e.bills)]
+            cost, took = sum(b.cost for b in bills), sum(b.seconds for b in bills)
+            out.append(Example(e.task, e.workers, action, green, cost, took))
     return out
+
+
+def _action(policy: Policy, chain: Chain, green: bool) -> Action | None:
+    """The action of a judged chain; a solo call in a wording the policy does not know
+    joins its library when it won (None: it did not)."""
+    subtask = DIRECT_OF.get(chain.leaf.subtask, chain.leaf.subtask)
+    action = action_of(policy.wordings, (*chain.before, replace(chain.leaf, subtask=subtask)))
+    if action is not None or chain.before or not green:
+        return action
+    return Action(chain.leaf.worker, policy.learn_wording(subtask))
 
 
 #: A later round's retry is static's call on a later round (the brief says which).

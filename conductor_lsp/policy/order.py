@@ -27,6 +27,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..conductor.shapes import ShapeName, read_shape
 from ..conductor.static import DIRECT, RETRY
 from ..plan import Lane, Step
 from ..protocols import WorkerInfo
@@ -46,6 +47,8 @@ class Option:
     step: Step | None
     price: float
     chance: float | None = None
+    #: The earlier steps of its chain, which ``step`` sees (a shape's helper step).
+    before: tuple[Step, ...] = ()
 
     @property
     def value(self) -> float:
@@ -62,19 +65,30 @@ def estimate(
     brief: str,
     prompt_tokens: int,
     policy: Policy | None,
+    before: tuple[Step, ...] = (),
 ) -> Option:
-    """The option of one step: the policy's chance and bill for its (worker, wording),
-    else the worker's price on this prompt and no chance."""
-    info = next((w for w in pool if w.name == step.worker), None)
-    price = nominal_cost(info, prompt_tokens) if info is not None else math.inf
-    if policy is None:
-        return Option(lane, step, price)
-    key = index(policy.wordings, DIRECT if step.subtask == RETRY else step.subtask)
-    if key is None:
-        return Option(lane, step, price)
-    action = Action(step.worker, key)
+    """The option of one step (with the earlier steps of its chain, ``before``): the
+    policy's chance and bill for its action, else its workers' prices on this prompt
+    and no chance."""
+    infos = [next((w for w in pool if w.name == s.worker), None) for s in (*before, step)]
+    price = sum(nominal_cost(i, prompt_tokens) if i is not None else math.inf for i in infos)
+    action = None if policy is None else action_of(policy.wordings, (*before, step))
+    if policy is None or action is None:
+        return Option(lane, step, price, before=before)
     chance = policy.hopeful(brief, action, pool)
-    return Option(lane, step, policy.cost(action, pool, prompt_tokens), chance)
+    return Option(lane, step, policy.cost(action, pool, prompt_tokens), chance, before)
+
+
+def action_of(wordings: dict[str, str], steps: Sequence[Step]) -> Action | None:
+    """The policy's action for a chain of steps (its leaf last): a solo call in a wording
+    it knows (a retry is static's direct call in a later round), or a known shape."""
+    shape = read_shape(steps)
+    if shape.name is ShapeName.SOLO:
+        leaf = steps[-1]
+        key = index(wordings, DIRECT if leaf.subtask == RETRY else leaf.subtask)
+        return None if key is None else Action(leaf.worker, key)
+    direct = index(wordings, DIRECT)
+    return None if direct is None else Action(shape.worker, direct, shape.name, shape.helper)
 
 
 def waves(options: Sequence[Option], prefer: str) -> list[list[Option]]:

@@ -8,6 +8,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
+from ..conductor.shapes import Chain, ShapeName, architect_steps, joined
 from ..conductor.static import RETRY, static_plan, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
@@ -33,25 +34,34 @@ def round_plan(
         strong = strongest(pool)
         steps = [Step(strong.name, RETRY, (), "debugging")]
         for a, p, _ in policy.rank(brief, pool):
-            if a.worker != strong.name and len(steps) < max_steps and p >= HOPELESS:
+            if a.solo and a.worker != strong.name and len(steps) < max_steps and p >= HOPELESS:
                 steps.append(Step(a.worker, RETRY, (), "debugging"))
                 break
     else:
-        steps = []
-        for a, _, _ in policy.choose(brief, pool, max_steps, budget, prefer=prefer):
-            text = policy.wordings[a.wording]
-            steps.append(Step(a.worker, text, (), infer_role(text)))
+        chosen = [chain(policy, a) for a, _, _ in
+                  policy.choose(brief, pool, max_steps, budget, prefer=prefer)]  # fmt: skip
+        while sum(len(c.steps) for c in chosen) > max_steps:
+            chosen.pop()  # drop the least likely: a shape is two steps
+        steps = list(joined(chosen))
         if not steps:
             steps = list(static_plan(pool, max_steps).steps)
     notes = tuple(figures(policy, brief, pool).splitlines())
     return Plan(steps=tuple(steps), source="policy", notes=notes)
 
 
+def chain(policy: Policy, action: Action) -> Chain:
+    """The steps of one chosen action: one call, or its shape's steps."""
+    if action.shape == ShapeName.ARCHITECT:
+        return Chain(architect_steps(action.helper, action.worker))
+    text = policy.wordings[action.wording]
+    return Chain((Step(action.worker, text, (), infer_role(text)),))
+
+
 def figures(policy: Policy, brief: str, pool: Sequence[WorkerInfo]) -> str:
     """What a model conductor is told: per worker, its best wording's chance and $."""
     best: dict[str, tuple[float, float, str]] = {}
     for a, p, c in policy.rank(brief, pool):
-        if a.worker not in best:
+        if a.solo and a.worker not in best:
             best[a.worker] = (p, c, a.wording)
     return "\n".join(
         f"{w}: fixes similar tasks {p:.0%} of the time (asked '{k}'), about ${c:.4f}"

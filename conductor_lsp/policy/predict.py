@@ -51,6 +51,8 @@ VERSION = 3
 #: write bills and rates as positional lists.
 READS = (1, 2, 3)
 WORDINGS = {"direct": DIRECT, "cause": CAUSE}
+#: The shapes beyond a solo call the policy chooses among (``shapes``).
+CHOSEN = ("architect",)
 #: Answers a worker new to a known pool is tried for at the policy's target chance.
 TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
@@ -171,20 +173,24 @@ class Policy:
         chance = self.p_green(brief, action, pool)
         if not known or self.explore <= 0:
             return chance
-        answers = self._answers(action.worker)
+        answers = self._answers(action.bill_key)
         chance += self.explore / (1 + answers)
-        if answers < TRIALS:
+        if answers < TRIALS and action.solo:
             chance = max(chance, self.target)
         return min(0.99, chance)
 
     def cost(self, action: Action, pool: Sequence[WorkerInfo], prompt_tokens: int) -> float:
-        """$ for one answer: the mean of what this worker was billed; a worker not billed
-        yet, from its prices, scaled as the billed workers' bills compare with theirs (a
-        nominal prompt and answer would make it look dearer or cheaper than the pool's
-        real answers, and a new cheap worker was never tried)."""
-        bill = self.bills.get(action.worker)
+        """$ for one answer: the mean of what this action was billed; a shape not billed
+        yet, what its workers' calls cost alone; a worker not billed yet, from its prices,
+        scaled as the billed workers' bills compare with theirs (a nominal prompt and
+        answer would make it look dearer or cheaper than the pool's real answers, and a
+        new cheap worker was never tried)."""
+        bill = self.bills.get(action.bill_key)
         if bill and bill.answers:
             return bill.cost / bill.answers
+        if not action.solo:
+            return sum(self.cost(Action(w, action.wording), pool, prompt_tokens)
+                       for w in (action.helper, action.worker))  # fmt: skip
         info = next((w for w in pool if w.name == action.worker), None)
         if info is None:
             return math.inf
@@ -196,15 +202,33 @@ class Policy:
 
     def seconds(self, action: Action) -> float:
         """Seconds for one answer, as billed so far (0 when unknown)."""
-        bill = self.bills.get(action.worker)
-        return bill.seconds / bill.answers if bill and bill.answers else 0.0
+        bill = self.bills.get(action.bill_key)
+        if bill and bill.answers:
+            return bill.seconds / bill.answers
+        if not action.solo:
+            return sum(
+                self.seconds(Action(w, action.wording)) for w in (action.helper, action.worker)
+            )
+        return 0.0
 
-    def _answers(self, worker: str) -> float:
-        bill = self.bills.get(worker)
+    def _answers(self, key: str) -> float:
+        bill = self.bills.get(key)
         return bill.answers if bill is not None else 0.0
 
+    def shapes(self) -> list[str]:
+        """The shapes beyond a solo call this policy has verdicts of (it chooses only
+        among what it has seen: a policy fitted before shapes chooses as it did)."""
+        seen = {k.split("|s:", 1)[1].split("|", 1)[0] for k in self.prior if "|s:" in k}
+        return sorted(seen & set(CHOSEN))
+
     def actions(self, pool: Sequence[WorkerInfo]) -> list[Action]:
-        return [Action(w.name, k) for w in pool if not w.is_tool for k in self.wordings]
+        """Each model worker in each wording; each pair of them in each known shape."""
+        models = [w.name for w in pool if not w.is_tool]
+        out = [Action(w, k) for w in models for k in self.wordings]
+        direct = index(self.wordings, DIRECT)
+        if direct is not None:
+            out += [Action(b, direct, s, a) for s in self.shapes() for a in models for b in models]
+        return out
 
     def rank(
         self, brief: str, pool: Sequence[WorkerInfo], prompt_tokens: int = 2000

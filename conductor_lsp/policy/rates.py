@@ -127,7 +127,13 @@ def base_rate(
     own = prior.get(own_key, Rate())
     its, theirs = Rate(), Rate()  # one pass over the counts for both
     for k, rate in prior.items():
-        into = its if k.endswith(mine) else theirs if _of_kind(k, kind_key) else None
+        into = (
+            its
+            if k.endswith(mine) and _family(k) == _family(kind_key)
+            else theirs
+            if _of_kind(k, kind_key)
+            else None
+        )
         if into is not None and k != own_key:
             into.green, into.judged = into.green + rate.green, into.judged + rate.judged
     if not own.judged and not its.judged and not theirs.judged:
@@ -143,3 +149,11 @@ def _of_kind(key: str, kind_key: str) -> bool:
     """Whether a key counts verdicts of the kind: one of its workers', or the kind's own
     (policies written before per-worker rates)."""
     return key == kind_key or key.startswith(f"{kind_key}|worker:")
+
+
+def _family(key: str) -> str:
+    """A key's shape and helper ("" for a solo call): a worker's verdicts in one shape
+    say little of its calls alone, so rates are smoothed within a family only."""
+    if "|s:" not in key:
+        return ""
+    return key.split("|s:", 1)[1].split("|worker:", 1)[0]

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .plan import Plan, Step
+from ..plan import Plan, Role, Step
+from ..testrun import clip
 
 DESCRIBE = (
     "Describe the change that makes the failing tests pass, in words: which lines of which "
@@ -86,7 +87,7 @@ class Chain:
 def architect_steps(helper: str, worker: str, *, later: bool = False) -> tuple[Step, ...]:
     """The architect shape's two steps (in a later round the helper sees the failures of
     the previous attempt, as every step of a later round does)."""
-    role = "debugging" if later else "analysis"
+    role: Role = "debugging" if later else "analysis"
     return (Step(helper, DESCRIBE, (), role), Step(worker, EDIT_FROM, (0,), "generation"))
 
 
@@ -100,26 +101,32 @@ def read_shape(steps: Sequence[Step]) -> Shape:
     return Shape(ShapeName.CHAIN, leaf.worker, steps[0].worker)
 
 
+def members(steps: Sequence[Step], leaf: int) -> list[int]:
+    """The indices of step ``leaf``'s chain: it and every earlier step it sees."""
+    return sorted(_ancestors(steps, leaf) | {leaf})
+
+
+def chain_of(steps: Sequence[Step], leaf: int) -> Chain:
+    """The chain of step ``leaf``: it and every earlier step it sees, in plan order."""
+    mine = members(steps, leaf)
+    where = {old: new for new, old in enumerate(mine)}
+    return Chain(
+        tuple(
+            dataclasses.replace(steps[i], access=tuple(where[j] for j in steps[i].dependencies(i)))
+            for i in mine
+        )
+    )
+
+
 def chains(plan: Plan) -> list[Chain] | None:
     """Each leaf's chain, or None when two leaves see one step (splitting would pay for
     it twice: such a plan runs whole)."""
     owner: dict[int, int] = {}
-    out = []
     for leaf in plan.leaves():
-        mine = sorted(_ancestors(plan.steps, leaf) | {leaf})
-        for i in mine:
+        for i in _ancestors(plan.steps, leaf) | {leaf}:
             if owner.setdefault(i, leaf) != leaf:
                 return None
-        where = {old: new for new, old in enumerate(mine)}
-        steps = tuple(
-            dataclasses.replace(
-                plan.steps[i],
-                access=tuple(where[j] for j in plan.steps[i].dependencies(i)),
-            )
-            for i in mine
-        )
-        out.append(Chain(steps))
-    return out
+    return [chain_of(plan.steps, leaf) for leaf in plan.leaves()]
 
 
 def joined(chains: Sequence[Chain]) -> tuple[Step, ...]:
@@ -128,9 +135,9 @@ def joined(chains: Sequence[Chain]) -> tuple[Step, ...]:
     out: list[Step] = []
     for chain in chains:
         start = len(out)
-        for s in chain.steps:
-            seen = () if s.access == "all" else tuple(start + j for j in s.access)
-            out.append(dataclasses.replace(s, access=seen))
+        for k, s in enumerate(chain.steps):
+            mine = range(k) if s.access == "all" else s.access
+            out.append(dataclasses.replace(s, access=tuple(start + j for j in mine)))
     return tuple(out)
 
 
@@ -147,14 +154,7 @@ def _ancestors(steps: Sequence[Step], index: int) -> set[int]:
 
 def repair_subtask(answer: str, why: str, files: Sequence[str]) -> str:
     """A repair's subtask: the answer that held no applicable edit, and what to do."""
-    head = (
-        answer
-        if len(answer) <= 2 * REPAIR_KEEP
-        else (
-            f"{answer[:REPAIR_KEEP]}\n[... {len(answer) - 2 * REPAIR_KEEP} characters left out ...]\n"
-            f"{answer[-REPAIR_KEEP:]}"
-        )
-    )
+    head = clip(answer, REPAIR_KEEP, REPAIR_KEEP)
     where = ", ".join(f"`{f}`" for f in files) or "the files shown"
     return (
         f"{REPAIR} ({why}). Turn the change it describes into edits of {where}, in the "
