@@ -6,8 +6,10 @@ wordings as candidates the tests choose from, and ``search:workers``,
 ``search:wording``, ``search:samples`` each source of diversity alone (samples: three
 calls to the strongest, two sampled); ``cascade`` the cheaper workers first, then the
 floor (``prefer = "cost"``); ``pipeline`` the analysis ->
-generation -> review chain; ``single:NAME`` static pinned to one worker
-(the plain "one call to that model" script, with the same retry).
+generation -> review chain; ``static+repair`` static with ``[fix] repair``;
+``architect:A>B`` A describes the change, B writes the edits; ``single:NAME``
+static pinned to one worker (the plain "one call to that model" script, with the same
+retry).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ NAMED: dict[str, dict[str, Any]] = {
         "search": {"workers": False, "wording": False, "samples": 3},
     },
     "pipeline": {"conductor": {"backend": "pipeline"}},
+    # static, with an answer that held no applicable edit repaired by the cheapest worker.
+    "static+repair": {"conductor": {"backend": "static", "worker": ""}, "fix": {"repair": True}},
     # The trivial cascade: every cheaper worker first, one at a time, then the floor.
     "cascade": {
         "conductor": {"backend": "search", "worker": ""},

@@ -1,0 +1,170 @@
+"""Plan shapes: a plan splits into chains read as shapes; a shape's later step sees the
+earlier answer; a scripted pool where only a shape solves teaches the policy to choose
+it; an answer that held no edit is repaired in the same round."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import policy_pool as pool
+from standin import Seen, StandIn
+from test_policy import fix_job, with_calc_bug, workspace
+
+from conductor_lsp.conductor.shapes import (
+    DESCRIBE,
+    EDIT_FROM,
+    REPAIR,
+    ShapeName,
+    chains,
+    joined,
+    read_shape,
+)
+from conductor_lsp.conductor.static import pipeline_plan
+from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.eval.strategies import parse_strategies
+from conductor_lsp.plan import Plan, Step
+from conductor_lsp.policy import Action, Policy, examples_from, fit, round_plan
+
+FIXED = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+WRONG = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+#: What big says: the right change, in words, in no edit format.
+PROSE = (
+    "The bug is in calc.py: `add` subtracts. Its line `return a - b` must become `return a + b`."
+)
+
+
+def test_a_plan_splits_into_chains_that_read_as_shapes_and_join_back() -> None:
+    plan = Plan(
+        steps=(
+            Step("small", "x", (), "generation"),
+            Step("big", DESCRIBE, (), "analysis"),
+            Step("small", EDIT_FROM, (1,), "generation"),
+        )
+    )
+    parts = chains(plan)
+    assert parts is not None
+    assert [read_shape(c.steps) for c in parts] == [
+        read_shape((Step("small", "x"),)),
+        read_shape((Step("big", DESCRIBE, (), "analysis"), Step("small", EDIT_FROM, (0,)))),
+    ]
+    assert parts[1].shape().name is ShapeName.ARCHITECT and parts[1].shape().helper == "big"
+    assert parts[1].steps[1].access == (0,)  # within the chain
+    assert joined(parts) == plan.steps  # and back where they were
+    piped = chains(pipeline_plan(pool("small", "big"), 5))
+    assert piped is not None and piped[0].shape().name is ShapeName.CHAIN
+    shared = Plan(steps=(Step("a", "x", ()), Step("b", "y", (0,)), Step("c", "z", (0,))))
+    assert chains(shared) is None  # two leaves see one step: it runs whole
+
+
+def test_eval_names_every_shape_and_pair() -> None:
+    workers = {"big": _Model(), "small": _Model()}
+    names = list(parse_strategies("shapes:*", workers))
+    assert names == ["single:big", "single:small", "architect:big>big", "architect:big>small",
+                     "architect:small>big", "architect:small>small"]  # fmt: skip
+    layer = parse_strategies("architect:big>small", workers)["architect:big>small"]
+    assert layer["conductor"] == {"backend": "static", "worker": "small",
+                                  "shape": "architect", "helper": "big"}  # fmt: skip
+    with pytest.raises(Exception, match="HELPER>WORKER"):
+        parse_strategies("architect:big", workers)
+
+
+class _Model:
+    provider = "openai-compatible"
+
+
+def _pool_answers(seen: Seen) -> str:
+    """big describes well but writes no edit; small edits well only what it is told."""
+    text = seen.prompt()
+    if seen.body.get("model") == "big":
+        return PROSE
+    return FIXED if "return a + b" in text else WRONG
+
+
+def test_a_shape_wins_what_no_single_call_wins_and_the_policy_learns_to_choose_it(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = _pool_answers
+    strategies = parse_strategies("shapes:*", {"big": _Model(), "small": _Model()})
+    won, episodes = {}, []
+    for name, layer in strategies.items():
+        c = layer["conductor"]
+        lines = [f'{k} = "{v}"' for k, v in c.items()]
+        root = workspace(tmp_path / name.replace(":", "-").replace(">", "-"), standin.url,
+                         "\n".join(lines))  # fmt: skip
+        with_calc_bug(root)
+        with (root / "conductor.toml").open("a") as f:
+            f.write("[budget]\nmax_iterations = 1\n")
+        standin.seen.clear()
+        won[name] = fix_job(root).end.passed  # type: ignore[attr-defined]
+        if name == "architect:big>small":
+            edit = next(s for s in standin.seen if EDIT_FROM in s.prompt())
+            assert "return a + b" in edit.prompt()  # the editor saw the description
+            assert edit.body["model"] == "small"
+        episodes += read_episodes(root / ".conductor" / "episodes.jsonl")
+    assert won == {"single:big": False, "single:small": False, "architect:big>big": False,
+                   "architect:big>small": True, "architect:small>big": False,
+                   "architect:small>small": False}  # fmt: skip
+
+    policy = Policy()
+    examples = examples_from(episodes, policy)
+    shaped = {(e.action.shape, e.action.helper, e.action.worker): e.green for e in examples}
+    assert shaped[("architect", "big", "small")] is True
+    assert shaped[("solo", "", "small")] is False and shaped[("solo", "", "big")] is False
+    fit(policy, examples * 2)  # twice: a worker with fewer answers is still being tried
+    assert policy.shapes() == ["architect"]
+    brief = episodes[0].task
+    plan = round_plan(policy, brief, episodes[0].workers, 5, later=False)
+    assert [(s.worker, s.subtask, s.access) for s in plan.steps] == [
+        ("big", DESCRIBE, ()),
+        ("small", EDIT_FROM, (0,)),
+    ]
+    best = policy.rank(brief, episodes[0].workers)[0][0]
+    assert best == Action("small", "direct", "architect", "big")
+    assert policy.cost(best, episodes[0].workers, 1000) == pytest.approx(
+        policy.bills["architect:big>small"].cost / policy.bills["architect:big>small"].answers
+    )
+
+
+def test_a_policy_fitted_before_shapes_chooses_as_it_did() -> None:
+    policy = Policy()
+    workers = pool("small", "big")
+    fit(policy, [])
+    assert policy.shapes() == []
+    assert all(a.solo for a in policy.actions(workers))
+
+
+def test_an_answer_with_no_edit_is_repaired_in_the_same_round(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """big's answer holds the change in words only; with [fix] repair the cheapest worker
+    turns it into edits in the same round (one round, solved); without it, not solved."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = _pool_answers
+    results = {}
+    for repair in (False, True):
+        root = workspace(tmp_path / f"r{repair}", standin.url, 'backend = "static"')
+        with_calc_bug(root)
+        with (root / "conductor.toml").open("a") as f:
+            f.write(f"[budget]\nmax_iterations = 1\n[fix]\nrepair = {str(repair).lower()}\n")
+        standin.seen.clear()
+        report = fix_job(root)
+        results[repair] = report
+        if repair:
+            asked = [s for s in standin.seen if REPAIR in s.prompt()]
+            assert len(asked) == 1 and asked[0].body["model"] == "small"
+            assert json.dumps(PROSE)[1:-1] in asked[0].prompt()  # it saw the answer
+    assert not results[False].end.passed  # type: ignore[attr-defined]
+    fixed = results[True]
+    assert fixed.end.passed and len(fixed.rounds) == 1  # type: ignore[attr-defined]
+    waves = [(c.worker, c.wave) for c in fixed.rounds[0].candidates]  # type: ignore[attr-defined]
+    assert waves == [("big", 1), ("small", 2)]
+    # The floor's bill is static's own call; the repair is not counted as the floor.
+    r = fixed.rounds[0]  # type: ignore[attr-defined]
+    assert r.floor_cost() == pytest.approx(sum(a.run.cost for a in r.attempts if not a.repair))
+    assert any(a.repair for a in r.attempts)
+    # A repair teaches the policy nothing: it is no action it chooses.
+    episodes = read_episodes(tmp_path / "rTrue" / ".conductor" / "episodes.jsonl")
+    assert {e.action.worker for e in examples_from(episodes, Policy())} == {"big"}
