@@ -67,6 +67,9 @@ class Candidate:
     wave: int = 1
     #: Its state when its edit applied and a whole-suite run judged it.
     state: State | None = None
+    #: The shape it came from, for people ('' for a call alone): "architect: big
+    #: describes, small edits", or a repair.
+    shape: str = ""
 
     @property
     def worker(self) -> str:
@@ -92,7 +95,9 @@ class Candidate:
     def label(self) -> str:
         lane = f"{self.lane} " if self.lane else ""
         wave = f", wave {self.wave}" if self.wave > 1 else ""
-        return f"round {self.round}{wave}, {lane}step {self.step.index} ({self.worker})"
+        return (
+            f"round {self.round}{wave}, {lane}step {self.step.index} ({self.shape or self.worker})"
+        )
 
     def leaf(self) -> Leaf | None:
         """Its own verdict as the episode records it (None: never judged, another

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..conductor.shapes import Chain, is_repair, joined
+from ..conductor.shapes import Chain, ShapeName, chain_of, is_repair, joined
 from ..context.repo_map import RepoMap
 from ..episodes.convert import as_data
 from ..episodes.records import VerdictRecord
@@ -115,7 +115,7 @@ class WaveRunner:
         base = lane.base
 
         def on_leaf(step: StepResult) -> None:
-            cand = Candidate(rnd.index, step, lane.lane, wave=n)
+            cand = Candidate(rnd.index, step, lane.lane, wave=n, shape=_shape_of(plan, step))
             rnd.candidates.append(cand)
             checks.append(asyncio.create_task(self._check(cand, base, ask, stopper, checks)))
 
@@ -204,6 +204,16 @@ def _plan_of(offer: Offer, options: list[Option]) -> Plan | None:
         return offer.plan
     parts = [Chain((*o.before, o.step)) for o in options if o.step is not None]
     return dataclasses.replace(offer.plan, steps=joined(parts))
+
+
+def _shape_of(plan: Plan | None, step: StepResult) -> str:
+    """A leaf's shape for people ('' for a call alone, or a plan not known beforehand)."""
+    if is_repair(step.step.subtask):
+        return f"repair: {step.step.worker} writes the edits of an answer that held none"
+    if plan is None or not 0 <= step.index < len(plan.steps):
+        return ""
+    shape = chain_of(plan.steps, step.index).shape()
+    return "" if shape.name is ShapeName.SOLO else shape.describe()
 
 
 class _Stopper:

@@ -98,8 +98,11 @@ def test_a_shape_wins_what_no_single_call_wins_and_the_policy_learns_to_choose_i
         with (root / "conductor.toml").open("a") as f:
             f.write("[budget]\nmax_iterations = 1\n")
         standin.seen.clear()
-        won[name] = fix_job(root).end.passed  # type: ignore[attr-defined]
-        if name == "architect:big>small":
+        report = fix_job(root)
+        won[name] = report.end.passed  # type: ignore[attr-defined]
+        if name == "architect:big>small":  # what the editor and the CLI show of it
+            label = report.candidates[0].label  # type: ignore[attr-defined]
+            assert "(architect: big describes, small edits)" in label, label
             edit = next(s for s in standin.seen if EDIT_FROM in s.prompt())
             assert "return a + b" in edit.prompt()  # the editor saw the description
             assert edit.body["model"] == "small"
@@ -161,6 +164,7 @@ def test_an_answer_with_no_edit_is_repaired_in_the_same_round(
     assert fixed.end.passed and len(fixed.rounds) == 1  # type: ignore[attr-defined]
     waves = [(c.worker, c.wave) for c in fixed.rounds[0].candidates]  # type: ignore[attr-defined]
     assert waves == [("big", 1), ("small", 2)]
+    assert "repair: small" in fixed.rounds[0].candidates[1].label  # type: ignore[attr-defined]
     # The floor's bill is static's own call; the repair is not counted as the floor.
     r = fixed.rounds[0]  # type: ignore[attr-defined]
     assert r.floor_cost() == pytest.approx(sum(a.run.cost for a in r.attempts if not a.repair))
