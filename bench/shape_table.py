@@ -1,0 +1,195 @@
+"""Shapes replayed from one ``eval`` run's table, each task left out in turn.
+
+An ``eval --max-iterations 1`` run of ``single:*`` (or ``static`` for the strongest)
+and ``architect:*`` records, per task, what each action did in one round: green or
+not, its $, calls, tokens and seconds. This script replays the strategies built from
+those actions on the same answers: the trivial cascade (the cheapest worker alone,
+then the floor), and the routing policy with the project's own fit, choice and wave
+order (``fit``, ``Policy.choose``, ``order.waves``; the floor lane beside it), fitted
+on every other task's verdicts (leave one out): once on single calls alone, once with
+the architect shape too. A policy's picks are paid as the waves run them: a wave only
+when every answer before it was red.
+
+    python bench/shape_table.py --results runs/next11.jsonl --out bench/results/x.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from _common import table
+
+from conductor_lsp.conductor.shapes import architect_steps
+from conductor_lsp.conductor.static import DIRECT, strongest
+from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.plan import Lane, Step
+from conductor_lsp.policy import Action, Example, Option, Policy, eval_episodes, fit, waves
+from conductor_lsp.policy.order import action_of as action_of_steps
+from conductor_lsp.protocols import WorkerInfo
+
+#: A brief names its failing test file: the task it is (QuixBugs: test_NAME.py -> quix_NAME).
+TASK_OF = re.compile(r"test_(\w+)\.py")
+
+
+@dataclass
+class Cell:
+    green: bool
+    cost: float
+    calls: int
+    tokens: int
+    seconds: float
+
+
+def action_of(strategy: str, pool: Sequence[WorkerInfo]) -> Action | None:
+    if strategy == "static":
+        return Action(strongest(pool).name, "direct")
+    kind, _, who = strategy.partition(":")
+    if kind == "single":
+        return Action(who, "direct")
+    if kind == "architect":
+        helper, _, worker = who.partition(">")
+        return Action(worker, "direct", "architect", helper)
+    return None
+
+
+def read(
+    results: Path, prefix: str
+) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
+    """Per task, each action's cell; each task's first brief; the pool."""
+    episodes = read_episodes(eval_episodes(results))
+    pool = list(episodes[0].workers)
+    briefs: dict[str, str] = {}
+    for e in episodes:
+        m = TASK_OF.search(e.task)
+        if m and e.round == 1:
+            briefs.setdefault(prefix + m.group(1), e.task)
+    cells: dict[str, dict[Action, Cell]] = {}
+    for line in results.read_text().splitlines():
+        r = json.loads(line)
+        a = action_of(r["strategy"], pool)
+        if a is not None:
+            cell = Cell(r["solved"], r["cost"], r["worker_calls"], r["tokens"], r["seconds"])
+            cells.setdefault(r["task"], {})[a] = cell
+    return cells, briefs, pool
+
+
+def replay(
+    policy: Policy, brief: str, row: dict[Action, Cell], pool: Sequence[WorkerInfo], prefer: str
+) -> tuple[Cell, list[str]]:
+    """What the fix loop pays with this policy and the floor beside it, on this row."""
+    floor = Action(strongest(pool).name, "direct")
+    picks = [a for a, _, _ in policy.choose(brief, pool, 3, prefer=prefer) if a in row]
+    opts = [_option(Lane.PLAN, a, row, policy, brief, pool) for a in picks if a != floor]
+    opts.append(_option(Lane.FLOOR, floor, row, policy, brief, pool))
+    out, ran = Cell(False, 0.0, 0, 0, 0.0), []
+    for wave in waves(opts, prefer):
+        for o in wave:
+            assert o.step is not None
+            a = action_of_steps(policy.wordings, (*o.before, o.step))
+            assert a is not None
+            ran.append(_name(a))
+            out = _sum(out, row[a])
+        if out.green:
+            break
+    return out, ran
+
+
+def _option(
+    lane: Lane,
+    a: Action,
+    row: dict[Action, Cell],
+    p: Policy,
+    brief: str,
+    pool: Sequence[WorkerInfo],
+) -> Option:
+    steps = (Step(a.worker, DIRECT),) if a.solo else architect_steps(a.helper, a.worker)
+    return Option(lane, steps[-1], row[a].cost, p.hopeful(brief, a, pool), steps[:-1])
+
+
+def _name(a: Action) -> str:
+    return a.worker if a.solo else f"{a.helper}>{a.worker}"
+
+
+@dataclass
+class Total:
+    solved: int = 0
+    cost: float = 0.0
+    calls: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def add(self, c: Cell) -> None:
+        self.solved += c.green
+        self.cost += c.cost
+        self.calls += c.calls
+        self.tokens += c.tokens
+        self.seconds += c.seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--results", type=Path, action="append", required=True, help="repeatable")
+    ap.add_argument("--prefix", default="quix_", help="task name = prefix + the test file's name")
+    ap.add_argument("--out", type=Path, help="raw rows (JSONL)")
+    args = ap.parse_args()
+    cells: dict[str, dict[Action, Cell]] = {}
+    briefs: dict[str, str] = {}
+    pool: list[WorkerInfo] = []
+    for path in args.results:
+        more, named, pool = read(path, args.prefix)
+        briefs.update(named)
+        for t, row in more.items():
+            cells.setdefault(t, {}).update(row)
+    tasks = sorted(t for t in cells if t in briefs)
+    cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
+    floor = Action(strongest(pool).name, "direct")
+    totals: dict[str, Total] = {}
+    rows = []
+    for t in tasks:
+        row = cells[t]
+        for a, c in row.items():
+            totals.setdefault(f"{_name(a)} alone" if a.solo else f"architect {_name(a)}",
+                              Total()).add(c)  # fmt: skip
+        small = row.get(Action(cheap.name, "direct"))
+        if small is not None and floor in row:
+            cascade = small if small.green else _sum(small, row[floor])
+            totals.setdefault("cascade (cheapest, then the floor)", Total()).add(cascade)
+        for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
+            for prefer in ("balanced", "cost"):
+                policy = Policy(wordings={"direct": DIRECT})
+                ex = [
+                    Example(briefs[u], pool, a, c.green, c.cost, c.seconds)
+                    for u in tasks if u != t
+                    for a, c in cells[u].items() if shapes or a.solo
+                ]  # fmt: skip
+                fit(policy, ex * 2)
+                got, ran = replay(policy, briefs[t], row, pool, prefer)
+                name = f"{label} ({prefer})"
+                totals.setdefault(name, Total()).add(got)
+                rows.append({"task": t, "strategy": name, "ran": ran, "green": got.green,
+                             "cost": got.cost, "calls": got.calls})  # fmt: skip
+    static = totals.get(f"{floor.worker} alone")
+    print(table(
+        ["strategy", "solved", "$", "vs static", "calls", "tokens", "seconds"],
+        [[n, f"{c.solved}/{len(tasks)}", c.cost,
+          f"{c.cost / static.cost:.2f}x" if static and static.cost else "", c.calls, c.tokens,
+          round(c.seconds)] for n, c in totals.items()],
+    ))  # fmt: skip
+    for r in rows:
+        print(json.dumps(r))
+    if args.out:
+        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _sum(a: Cell, b: Cell) -> Cell:
+    return Cell(a.green or b.green, a.cost + b.cost, a.calls + b.calls, a.tokens + b.tokens,
+                a.seconds + b.seconds)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
