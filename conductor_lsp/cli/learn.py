@@ -25,6 +25,9 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.Arg
     p.add_argument("--seconds", type=float, default=3600.0, help="most seconds for the runs")
     p.add_argument("--max", type=int, default=0, help="mine at most N tasks (default: all)")
     p.add_argument("--merges", action="store_true", help="mine merges too (see mine --help)")
+    p.add_argument(
+        "--shapes", action="store_true", help="run every pair in the architect shape too"
+    )
     return p
 
 
@@ -39,6 +42,7 @@ def run_learn(root: Path, args: argparse.Namespace, console: Console) -> int:
             seconds=args.seconds,
             max_tasks=args.max,
             merges=args.merges,
+            shapes=args.shapes,
             on_line=say,
         )
     )

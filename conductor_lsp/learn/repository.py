@@ -1,10 +1,11 @@
 """``conductor-lsp learn [PATH]``: the conductor learns the repository before the user asks
 for anything. It mines the history (into the user cache, outside the workspace), runs the
 pool on the mined tasks (``single:*`` and the two wordings, one round each, so every
-action has a verdict) within a $ and a time budget, and fits the routing policy where the
-configuration points. Older commits train; the newest tenth is held out, so no task from
-the future reaches the fit. Every step appends to files it resumes from: it is safe to
-stop at any time and start again."""
+action has a verdict; with ``shapes``, every pair in the architect shape too) within a $
+and a time budget, and fits the routing policy where the configuration points. Older
+commits train; the newest tenth is held out, so no task from the future reaches the
+fit. Every step appends to files it resumes from: it is safe to stop at any time and
+start again."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from ..policy.offline import recorded
 from ..storage.cache import cache_home
 
 STRATEGIES = "single:*,search:wording"
+#: With ``shapes``: every pair of workers in the architect shape too (a call more each).
+SHAPES = "architect:*"
 DEFAULT_POLICY = ".conductor/policy.json"
 
 
@@ -78,6 +81,7 @@ async def learn(
     seconds: float,
     max_tasks: int = 0,
     merges: bool = False,
+    shapes: bool = False,
     on_line: Callable[[str], None] = lambda line: None,
 ) -> Learned:
     work = work_dir(root)
@@ -88,7 +92,9 @@ async def learn(
         raise ConfigError("no task mined: no commit fixed code with a test that proves it")
     fit_rows, held_rows = work / "fit.jsonl", work / "held.jsonl"
     older, newest = split(load_suite(work / "suite"))
-    strategies = parse_strategies(STRATEGIES, config.workers)
+    strategies = parse_strategies(
+        f"{STRATEGIES},{SHAPES}" if shapes else STRATEGIES, config.workers
+    )
     deadline = time.monotonic() + seconds
     spent, ran, stopped = _spent(fit_rows, held_rows), 0, ""
     done = {(r.task, r.strategy) for f in (fit_rows, held_rows) for r in _rows(f)}

@@ -16,6 +16,8 @@ import pytest
 from helpers import WAIT, cli, cli_env, config, sr, worker
 from standin import Seen, StandIn
 
+from conductor_lsp.policy import Policy
+
 BUGS = {  # function: (buggy body, fixed body, test)
     "mul": ("    return x + y\n", "    return x * y\n", "    assert mul(2, 3) == 6\n"),
     "sub": ("    return x + y\n", "    return x - y\n", "    assert sub(5, 3) == 2\n"),
@@ -122,3 +124,15 @@ def test_learn_says_how_to_use_a_policy_the_configuration_does_not_name(repo) ->
     done = cli("learn", str(root), "--budget-usd", "5", env=env)
     assert done.returncode == 0, done.stderr
     assert 'use it: [conductor] policy = ".conductor/policy.json"; [learn] online' in done.stdout
+
+
+def test_learn_with_shapes_runs_every_pair_and_the_policy_knows_the_shape(repo) -> None:  # type: ignore[no-untyped-def]
+    root, env = repo
+    done = cli("learn", str(root), "--budget-usd", "5", "--shapes", env=env)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for f in sorted(Path(env["XDG_CACHE_HOME"]).rglob("fit.jsonl"))
+            for line in f.read_text().splitlines()]  # fmt: skip
+    ran = {r["strategy"] for r in rows}
+    assert {"architect:cheap>dear", "architect:dear>cheap", "single:cheap"} <= ran, ran
+    policy = Policy.load(root / ".conductor" / "policy.json")
+    assert policy.shapes() == ["architect"]
