@@ -9,6 +9,11 @@ leaves and its own picks alike.
   worker writes the edits seeing that description (the editor). Why: a strong model's
   answer often holds the right change in a format the edits layer cannot apply; a
   reasoning step and an editing step can be given to different workers.
+- ``review``: the helper writes a candidate; only when the tests find it red does the
+  worker see it with the failures its sandbox produced and write a corrected one, in
+  the same round (both are judged). In a plan it is two steps, the second's subtask
+  ``REVIEW`` seeing the first; the fix loop runs the second as a follow-up once the
+  first is judged (``REVIEWED`` starts its subtask, which names the first's worker).
 - ``chain``: any other chain (a model conductor's, ``pipeline``'s): the helper is its
   first step's worker.
 
@@ -20,6 +25,7 @@ the answer and starts with ``REPAIR``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -36,6 +42,11 @@ EDIT_FROM = (
     "Write the code change the earlier step describes (check it against the code shown), "
     "as edits of the files shown."
 )
+REVIEW = (
+    "Review the earlier answer against the failing tests; find what is wrong with it and "
+    "write the complete corrected code change."
+)
+REVIEWED = "An earlier answer to this task did not make the tests pass"
 REPAIR = "An earlier answer to this task held no edit that could be applied"
 #: How much of the answer a repair is shown: its head and its tail.
 REPAIR_KEEP = 3_000
@@ -44,6 +55,7 @@ REPAIR_KEEP = 3_000
 class ShapeName(StrEnum):
     SOLO = "solo"
     ARCHITECT = "architect"
+    REVIEW = "review"
     CHAIN = "chain"
 
 
@@ -62,6 +74,8 @@ class Shape:
             return f"solo: {self.worker}"
         if self.name is ShapeName.ARCHITECT:
             return f"architect: {self.helper} describes, {self.worker} edits"
+        if self.name is ShapeName.REVIEW:
+            return f"review: {self.worker} corrects {self.helper}'s red answer"
         return f"chain: from {self.helper} to {self.worker}"
 
 
@@ -91,11 +105,22 @@ def architect_steps(helper: str, worker: str, *, later: bool = False) -> tuple[S
     return (Step(helper, DESCRIBE, (), role), Step(worker, EDIT_FROM, (0,), "generation"))
 
 
+def review_steps(first: Step, worker: str) -> tuple[Step, ...]:
+    """The review shape as a plan: ``first`` (a call alone), then the worker's review
+    seeing it."""
+    return (dataclasses.replace(first, access=()), Step(worker, REVIEW, (0,), "debugging"))
+
+
 def read_shape(steps: Sequence[Step]) -> Shape:
     """The shape of a chain (its leaf last)."""
     leaf = steps[-1]
     if len(steps) == 1:
+        reviewed = reviewed_worker(leaf.subtask)
+        if reviewed:  # a review's follow-up, run alone once the first answer was red
+            return Shape(ShapeName.REVIEW, leaf.worker, reviewed)
         return Shape(ShapeName.SOLO, leaf.worker)
+    if len(steps) == 2 and leaf.subtask == REVIEW:
+        return Shape(ShapeName.REVIEW, leaf.worker, steps[0].worker)
     if len(steps) == 2 and steps[0].role != "generation":
         return Shape(ShapeName.ARCHITECT, leaf.worker, steps[0].worker)
     return Shape(ShapeName.CHAIN, leaf.worker, steps[0].worker)
@@ -166,3 +191,29 @@ def repair_subtask(answer: str, why: str, files: Sequence[str]) -> str:
 
 def is_repair(subtask: str) -> bool:
     return subtask.startswith(REPAIR)
+
+
+def review_subtask(helper: str, answer: str, failures: str) -> str:
+    """A review's follow-up subtask: the red answer and what the tests said of it."""
+    return (
+        f"{REVIEWED} (the answer of {helper}). Its edits were applied in a sandbox of the "
+        "files shown (they are not applied to the files you see) and the tests still "
+        "fail. Find what is wrong with it and write the complete corrected code change "
+        "as edits of the files shown.\n\nThe earlier answer:\n"
+        f"<<<\n{clip(answer, REPAIR_KEEP, REPAIR_KEEP)}\n>>>\n\n"
+        f"The tests after its edits:\n<<<\n{clip(failures, REPAIR_KEEP, REPAIR_KEEP)}\n>>>"
+    )
+
+
+_REVIEWED_OF = re.compile(re.escape(REVIEWED) + r" \(the answer of ([^)]+)\)")
+
+
+def reviewed_worker(subtask: str) -> str:
+    """The worker whose answer a review's follow-up corrects ('' for any other subtask)."""
+    m = _REVIEWED_OF.match(subtask)
+    return m.group(1) if m else ""
+
+
+def is_follow_up(subtask: str) -> bool:
+    """A repair or a review's follow-up: a call the fix loop adds once an answer is judged."""
+    return is_repair(subtask) or bool(reviewed_worker(subtask))

@@ -12,6 +12,7 @@ analysis, then generation and review on the strongest worker.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from ..errors import PlanError
 from ..plan import Plan, Step
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from .shapes import architect_steps
+from .shapes import architect_steps, review_steps
 
 ANALYSIS = (
     "Analyse the task and the code: find the cause (or the design), name the exact "
@@ -61,20 +62,25 @@ def static_plan(
     note: str = "",
     pinned: str = "",
     helper: str = "",
+    shape: str = "solo",
 ) -> Plan:
     """One call to the strongest affordable worker; a debugging call in later rounds.
-    With a ``helper`` (the architect shape), that worker describes the change first."""
+    With a ``helper``, the architect shape (the helper describes the change first) or the
+    review shape (the helper's call first, the pinned worker reviews it when red)."""
     coder = strongest(workers, pinned)
     later = task is not None and bool(task.previous)
-    if helper:
-        strongest(workers, helper)  # a PlanError when it is no model of the pool
-        steps = architect_steps(helper, coder.name, later=later)
-        source = f"architect:{helper}>{coder.name}"
-        return Plan(steps=steps[-max_steps:], source=source, notes=(note,) if note else ())
     if later:
         step = Step(coder.name, RETRY, "all", "debugging")
     else:
         step = Step(coder.name, DIRECT, "all", "generation")
+    if helper:
+        strongest(workers, helper)  # a PlanError when it is no model of the pool
+        if shape == "review":
+            steps = review_steps(dataclasses.replace(step, worker=helper), coder.name)
+        else:
+            steps = architect_steps(helper, coder.name, later=later)
+        source = f"{shape}:{helper}>{coder.name}"
+        return Plan(steps=steps[-max_steps:], source=source, notes=(note,) if note else ())
     name = f"single:{pinned}" if pinned else "static"
     source = f"{name} (fallback: {note})" if note else name
     return Plan(steps=(step,), source=source, notes=(note,) if note else ())
@@ -112,10 +118,10 @@ class StaticConductor:
 
     async def plan(self, task: Task, workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
         c = self.config
-        helper = c.helper if c.shape == "architect" else ""
-        if c.shape == "architect" and not helper:
-            raise PlanError("[conductor] shape = architect needs a helper worker")
-        return static_plan(workers, max_steps, task, pinned=c.worker, helper=helper)
+        helper = c.helper if c.shape != "solo" else ""
+        if c.shape != "solo" and not helper:
+            raise PlanError(f"[conductor] shape = {c.shape} needs a helper worker")
+        return static_plan(workers, max_steps, task, pinned=c.worker, helper=helper, shape=c.shape)
 
     async def aclose(self) -> None:
         return None

@@ -52,11 +52,13 @@ class ConductorConfig(EndpointConfig):
     is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
-    shape: Literal["solo", "architect"] = "solo"
-    """static: solo (one call), or architect (`helper` describes the change in words, then
-    the worker writes the edits seeing it; the `architect:HELPER>WORKER` strategy)."""
+    shape: Literal["solo", "architect", "review"] = "solo"
+    """static: solo (one call); architect (`helper` describes the change in words, then
+    the worker writes the edits seeing it: `architect:HELPER>WORKER`); review (`helper`
+    writes a candidate and, when it is red, the worker corrects it seeing the failures,
+    in the same round: `review:HELPER>WORKER`)."""
     helper: str = ""
-    """static with shape architect: the worker that describes the change."""
+    """static with shape architect or review: the other worker (the one that goes first)."""
     max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)] = DEFAULT_MAX_STEPS
     """Most steps a plan may have."""
     temperature: NonNegative = 0.0

@@ -7,7 +7,8 @@ wordings as candidates the tests choose from, and ``search:workers``,
 calls to the strongest, two sampled); ``cascade`` the cheaper workers first, then the
 floor (``prefer = "cost"``); ``pipeline`` the analysis ->
 generation -> review chain; ``static+repair`` static with ``[fix] repair``;
-``architect:A>B`` A describes the change, B writes the edits; ``single:NAME``
+``architect:A>B`` A describes the change, B writes the edits; ``review:A>B`` B
+corrects A's red answer in the same round; ``single:NAME``
 static pinned to one worker (the plain "one call to that model" script, with the same
 retry).
 """
@@ -49,10 +50,15 @@ NAMED: dict[str, dict[str, Any]] = {
 }
 
 
+#: The shapes of two workers a strategy names (``architect:A>B``, ``review:A>B``).
+SHAPED = ("architect", "review")
+
+
 def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``"conductor,static,single:big"`` -> name -> config layer; ``single:*`` is one per
-    model worker, ``architect:A>B`` A describing and B editing, ``architect:*`` every
-    ordered pair, ``shapes:*`` both. Unknown names and workers are ``ConfigError``."""
+    model worker, ``architect:A>B`` A describing and B editing, ``review:A>B`` A writing
+    and B correcting a red answer, ``architect:*`` and ``review:*`` every ordered pair,
+    ``shapes:*`` all of them. Unknown names and workers are ``ConfigError``."""
     out: dict[str, dict[str, Any]] = {}
     models = [n for n, w in workers.items() if _is_model(w)]
     for name in [n.strip() for n in text.split(",") if n.strip()]:
@@ -60,8 +66,9 @@ def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[st
             out[name] = NAMED[name]
             continue
         kind, _, who = name.partition(":")
-        if kind not in ("single", "architect", "shapes") or not who:
-            known = ", ".join([*NAMED, "single:NAME", "single:*", "architect:A>B", "shapes:*"])
+        if kind not in ("single", *SHAPED, "shapes") or not who:
+            known = ", ".join([*NAMED, "single:NAME", "single:*", "architect:A>B", "review:A>B",
+                               "shapes:*"])  # fmt: skip
             raise ConfigError(f"unknown strategy {name!r} (known: {known})")
         if kind == "shapes" and who != "*":
             raise ConfigError(f"strategy {name}: shapes takes only * (every shape and pair)")
@@ -69,15 +76,14 @@ def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[st
             for n in models if who == "*" else [who]:
                 _known(name, n, workers)
                 out[f"single:{n}"] = {"conductor": {"backend": "static", "worker": n}}
-        if kind in ("architect", "shapes"):
+        for shape in SHAPED if kind == "shapes" else [kind] if kind in SHAPED else []:
             pairs = [(a, b) for a in models for b in models] if who == "*" else [_pair(name, who)]
             for a, b in pairs:
                 _known(name, a, workers)
                 _known(name, b, workers)
-                out[f"architect:{a}>{b}"] = {
-                    "conductor": {"backend": "static", "worker": b, "shape": "architect",
-                                  "helper": a}
-                }  # fmt: skip
+                out[f"{shape}:{a}>{b}"] = {
+                    "conductor": {"backend": "static", "worker": b, "shape": shape, "helper": a}
+                }
     if not out:
         raise ConfigError("no strategies given")
     return out
@@ -86,7 +92,7 @@ def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[st
 def _pair(name: str, who: str) -> tuple[str, str]:
     helper, sep, worker = who.partition(">")
     if not sep or not helper or not worker:
-        raise ConfigError(f"strategy {name}: write architect:HELPER>WORKER")
+        raise ConfigError(f"strategy {name}: write {name.split(':')[0]}:HELPER>WORKER")
     return helper, worker
 
 

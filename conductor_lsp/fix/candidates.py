@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..conductor.shapes import is_repair
+from ..conductor.shapes import is_follow_up
 from ..episodes.records import LEAF_REFUSED_KEEP, Leaf
 from ..plan import Lane
 from ..runtime.results import RunResult, StepResult
@@ -122,9 +122,9 @@ class Attempt:
     wave: int = 1
 
     @property
-    def repair(self) -> bool:
-        """Whether it only repaired earlier answers (``[fix] repair``): no lane's own call."""
-        return bool(self.run.steps) and all(is_repair(s.step.subtask) for s in self.run.steps)
+    def follow_up(self) -> bool:
+        """Whether it only followed up earlier answers (reviews, repairs): no lane's own call."""
+        return bool(self.run.steps) and all(is_follow_up(s.step.subtask) for s in self.run.steps)
 
 
 @dataclass
@@ -141,7 +141,7 @@ class Round:
     def floor_cost(self) -> float:
         """What the floor (static's call to the strongest worker) paid this round, or,
         where it did not run, would have paid: the baseline's bill."""
-        floor = [a for a in self.attempts_in(Lane.FLOOR) if not a.repair]
+        floor = [a for a in self.attempts_in(Lane.FLOOR) if not a.follow_up]
         return sum(a.run.cost for a in floor) if floor else self.floor_estimate
 
     def texts(self, lane: Lane | None = None) -> list[str]:

@@ -15,7 +15,7 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 
-from ..conductor.shapes import chains, is_repair, joined, repair_subtask
+from ..conductor.shapes import ShapeName, chains, joined
 from ..conductor.static import static_plan
 from ..context.rounds import round_task
 from ..plan import Lane, Plan, Step
@@ -24,6 +24,7 @@ from ..protocols import WorkerInfo
 from ..runtime.results import RunOutcome
 from ..task import Task
 from .candidates import Round
+from .follow import Reviews, as_review, follow_ups, onto_floor, reviews_of
 from .lanes import LaneState
 from .stops import Cancelled
 from .wave import Offer, Shared, WaveRunner
@@ -40,17 +41,22 @@ class RoundRunner(Shared):
         if floor is not None and floor.options[0].step is not None:
             rnd.strongest, rnd.floor_estimate = floor.options[0].step.worker, floor.options[0].price
         offers = [o for o in offers if not self._gives_up(o, k, progress)]
+        floors = [o for o in offers if o.lane.floor]
+        for o in offers:
+            if floors and o not in floors:
+                o.options = onto_floor(floors[0].options, o.options)
         wave = WaveRunner(self, rnd)
         options = [opt for o in offers for opt in o.options]
+        reviews = reviews_of(options)
         n = 0
         for group in waves(options, self.session.config.fix.prefer):
             n += 1
             if await wave.run(n, group, offers):
                 break
-            repairs = self._repairs(rnd, n, offers)
-            if repairs:  # in the same round: no round is spent on an answer's format
+            more = self._follow_ups(rnd, n, offers, reviews)
+            if more:  # in the same round: no round is spent on them
                 n += 1
-                if await wave.run(n, repairs, offers):
+                if await wave.run(n, more, offers):
                     break
         for a in rnd.attempts:
             if a.run.outcome is RunOutcome.CANCELLED:
@@ -68,7 +74,7 @@ class RoundRunner(Shared):
                 if session.planner.floor_only
                 else static_plan(infos, cfg.conductor.max_steps, task)
             )
-            return Offer(lane, task, plan, [price(lane.lane, plan.steps[0])])
+            return Offer(lane, task, plan, [_floor_option(lane.lane, plan, price)])
         if session.planner.asks_model:
             top = max(
                 (price(lane.lane, Step(w.name, "x")).price for w in _models(infos)), default=0
@@ -83,32 +89,25 @@ class RoundRunner(Shared):
         if parts is None:  # leaves that share a step run as one whole plan
             whole = sum(price(lane.lane, s, known=False).price for s in plan.steps)
             return Offer(lane, task, plan, [Option(lane.lane, None, whole)])
-        return Offer(lane, task, plan, [price(lane.lane, c.leaf, before=c.before) for c in parts])
+        opts = [as_review(price(lane.lane, c.leaf, before=c.before), c) for c in parts]
+        return Offer(lane, task, plan, opts)
 
-    def _repairs(self, rnd: Round, n: int, offers: list[Offer]) -> list[Option]:
-        """``[fix] repair``: for each answer of wave ``n`` that held no edit that applied,
-        a call to the cheapest worker that turns it into edits (once: a repair is not
-        repaired)."""
-        if not self.session.config.fix.repair:
+    def _follow_ups(
+        self, rnd: Round, n: int, offers: list[Offer], reviews: Reviews
+    ) -> list[Option]:
+        """Reviews of wave ``n``'s red answers, and (``[fix] repair``) repairs of its
+        answers that held no edit that applied (``follow``)."""
+        if not offers:
             return []
-        out = []
-        for offer in offers:
-            for c in rnd.in_lane(offer.lane.lane):
-                v, step = c.verdict, c.step
-                if c.wave != n or v is None or v.tests is not None or not step.ok:
-                    continue
-                if not step.text.strip() or is_repair(step.step.subtask):
-                    continue
-                pool = _models(self.session.infos(offer.task, self.meter))
-                if not pool:
-                    continue
-                cheap = min(pool, key=lambda w: (w.price_in + w.price_out, w.strength))
-                why = (v.errors or "no edit in the required format").strip().splitlines()[0]
-                files = [f.path for f in offer.task.files if f.editable]
-                text = repair_subtask(step.text, why[:300], files)
-                price = _Pricer(pool, offer.task, None)
-                out.append(price(offer.lane.lane, Step(cheap.name, text, (), "generation")))
-        return out
+        task = offers[0].task
+        pool = self.session.infos(task, self.meter)
+        files = {o.lane.lane: [f.path for f in o.task.files if f.editable] for o in offers}
+        lanes = [o.lane.lane for o in offers]
+        repair = self.session.config.fix.repair
+        price = _Pricer(pool, task, None)
+        return [
+            price(lane, s) for lane, s in follow_ups(rnd, n, lanes, pool, reviews, repair, files)
+        ]
 
     async def _task(self, rnd: Round, lane: LaneState) -> Task:
         """The lane's task: the files its failures involve (read in a sandbox of its start),
@@ -165,6 +164,15 @@ class _Pricer:
     ) -> Option:
         policy = self.policy if known else None
         return estimate(lane, step, self.pool, self.brief, self.tokens, policy, before)
+
+
+def _floor_option(lane: Lane, plan: Plan, price: _Pricer) -> Option:
+    """The floor's option: its first call (static's review shape: with its reviewer)."""
+    mine = chains(plan)
+    if mine is not None and len(mine) == 1 and mine[0].shape().name is ShapeName.REVIEW:
+        c = mine[0]
+        return as_review(price(lane, c.leaf, before=c.before), c)
+    return price(lane, plan.steps[0])
 
 
 def _models(pool: Sequence[WorkerInfo]) -> list[WorkerInfo]:

@@ -11,7 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..conductor.shapes import Chain, ShapeName, chain_of, is_repair, joined
+from ..conductor.shapes import (
+    Chain,
+    ShapeName,
+    chain_of,
+    is_follow_up,
+    is_repair,
+    joined,
+    read_shape,
+)
 from ..context.repo_map import RepoMap
 from ..episodes.convert import as_data
 from ..episodes.records import VerdictRecord
@@ -184,7 +192,7 @@ class WaveRunner:
             leaves=leaves,
             id=attempt.run.episode,
             floor_cost=attempt.run.cost
-            if attempt.lane is Lane.FLOOR and not attempt.repair
+            if attempt.lane is Lane.FLOOR and not attempt.follow_up
             else self.rnd.floor_estimate,
         )
         session.episodes.outcome(outcome)
@@ -198,9 +206,8 @@ def _plan_of(offer: Offer, options: list[Option]) -> Plan | None:
     if any(o.step is None for o in options):
         return offer.plan
     assert offer.plan is not None
-    if offer.lane.lane is Lane.FLOOR and not all(
-        o.step and is_repair(o.step.subtask) for o in options
-    ):
+    own = not any(o.review or (o.step and is_follow_up(o.step.subtask)) for o in options)
+    if offer.lane.lane is Lane.FLOOR and own:
         return offer.plan
     parts = [Chain((*o.before, o.step)) for o in options if o.step is not None]
     return dataclasses.replace(offer.plan, steps=joined(parts))
@@ -210,6 +217,8 @@ def _shape_of(plan: Plan | None, step: StepResult) -> str:
     """A leaf's shape for people ('' for a call alone, or a plan not known beforehand)."""
     if is_repair(step.step.subtask):
         return f"repair: {step.step.worker} writes the edits of an answer that held none"
+    if is_follow_up(step.step.subtask):
+        return read_shape((step.step,)).describe()
     if plan is None or not 0 <= step.index < len(plan.steps):
         return ""
     shape = chain_of(plan.steps, step.index).shape()

@@ -49,6 +49,8 @@ class Option:
     chance: float | None = None
     #: The earlier steps of its chain, which ``step`` sees (a shape's helper step).
     before: tuple[Step, ...] = ()
+    #: The review shape: the worker that reviews ``step``'s answer when it is red.
+    review: str = ""
 
     @property
     def value(self) -> float:
@@ -75,8 +77,8 @@ def estimate(
     action = None if policy is None else action_of(policy.wordings, (*before, step))
     if policy is None or action is None:
         return Option(lane, step, price, before=before)
-    chance = policy.hopeful(brief, action, pool)
-    return Option(lane, step, policy.cost(action, pool, prompt_tokens), chance, before)
+    chance, cost = policy.figures(brief, action, pool, prompt_tokens)
+    return Option(lane, step, cost, chance, before)
 
 
 def action_of(wordings: dict[str, str], steps: Sequence[Step]) -> Action | None:

@@ -8,7 +8,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ..conductor.shapes import Chain, ShapeName, architect_steps, joined
+from ..conductor.shapes import Chain, ShapeName, architect_steps, joined, review_steps
 from ..conductor.static import RETRY, static_plan, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
@@ -38,8 +38,9 @@ def round_plan(
                 steps.append(Step(a.worker, RETRY, (), "debugging"))
                 break
     else:
-        chosen = [chain(policy, a) for a, _, _ in
-                  policy.choose(brief, pool, max_steps, budget, prefer=prefer)]  # fmt: skip
+        picks = [a for a, _, _ in policy.choose(brief, pool, max_steps, budget, prefer=prefer)]
+        firsts = {Action(a.helper, a.wording) for a in picks if a.shape == ShapeName.REVIEW}
+        chosen = [chain(policy, a) for a in picks if a not in firsts]  # a review makes that call
         while sum(len(c.steps) for c in chosen) > max_steps:
             chosen.pop()  # drop the least likely: a shape is two steps
         steps = list(joined(chosen))
@@ -53,6 +54,9 @@ def chain(policy: Policy, action: Action) -> Chain:
     """The steps of one chosen action: one call, or its shape's steps."""
     if action.shape == ShapeName.ARCHITECT:
         return Chain(architect_steps(action.helper, action.worker))
+    if action.shape == ShapeName.REVIEW:
+        text = policy.wordings[action.wording]
+        return Chain(review_steps(Step(action.helper, text, (), infer_role(text)), action.worker))
     text = policy.wordings[action.wording]
     return Chain((Step(action.worker, text, (), infer_role(text)),))
 

@@ -52,7 +52,7 @@ VERSION = 3
 READS = (1, 2, 3)
 WORDINGS = {"direct": DIRECT, "cause": CAUSE}
 #: The shapes beyond a solo call the policy chooses among (``shapes``).
-CHOSEN = ("architect",)
+CHOSEN = ("architect", "review")
 #: Answers a worker new to a known pool is tried for at the policy's target chance.
 TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
@@ -188,6 +188,8 @@ class Policy:
         bill = self.bills.get(action.bill_key)
         if bill and bill.answers:
             return bill.cost / bill.answers
+        if action.shape == "review":  # the review's own call (``figures`` adds the first)
+            return self.cost(Action(action.worker, action.wording), pool, prompt_tokens)
         if not action.solo:
             return sum(self.cost(Action(w, action.wording), pool, prompt_tokens)
                        for w in (action.helper, action.worker))  # fmt: skip
@@ -234,11 +236,20 @@ class Policy:
         self, brief: str, pool: Sequence[WorkerInfo], prompt_tokens: int = 2000
     ) -> list[tuple[Action, float, float]]:
         """Every action with its chance and its cost, most likely first."""
-        out = [
-            (a, self.hopeful(brief, a, pool), self.cost(a, pool, prompt_tokens))
-            for a in self.actions(pool)
-        ]
+        out = [(a, *self.figures(brief, a, pool, prompt_tokens)) for a in self.actions(pool)]
         return sorted(out, key=lambda t: (-t[1], t[2]))
+
+    def figures(
+        self, brief: str, action: Action, pool: Sequence[WorkerInfo], prompt_tokens: int
+    ) -> tuple[float, float]:
+        """The chance to act on and the expected $ of an action as a round runs it: a
+        review is the helper's call, then the review only when that was red."""
+        chance, cost = self.hopeful(brief, action, pool), self.cost(action, pool, prompt_tokens)
+        if action.shape != "review":
+            return chance, cost
+        first = Action(action.helper, action.wording)
+        p = self.hopeful(brief, first, pool)
+        return p + (1 - p) * chance, self.cost(first, pool, prompt_tokens) + (1 - p) * cost
 
     def choose(
         self,

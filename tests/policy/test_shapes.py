@@ -16,16 +16,17 @@ from conductor_lsp.conductor.shapes import (
     DESCRIBE,
     EDIT_FROM,
     REPAIR,
+    REVIEWED,
     ShapeName,
     chains,
     joined,
     read_shape,
 )
-from conductor_lsp.conductor.static import pipeline_plan
+from conductor_lsp.conductor.static import DIRECT, pipeline_plan
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval.strategies import parse_strategies
 from conductor_lsp.plan import Plan, Step
-from conductor_lsp.policy import Action, Policy, examples_from, fit, round_plan
+from conductor_lsp.policy import Action, Example, Policy, examples_from, fit, round_plan
 
 FIXED = "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
 WRONG = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
@@ -62,7 +63,8 @@ def test_eval_names_every_shape_and_pair() -> None:
     workers = {"big": _Model(), "small": _Model()}
     names = list(parse_strategies("shapes:*", workers))
     assert names == ["single:big", "single:small", "architect:big>big", "architect:big>small",
-                     "architect:small>big", "architect:small>small"]  # fmt: skip
+                     "architect:small>big", "architect:small>small", "review:big>big",
+                     "review:big>small", "review:small>big", "review:small>small"]  # fmt: skip
     layer = parse_strategies("architect:big>small", workers)["architect:big>small"]
     assert layer["conductor"] == {"backend": "static", "worker": "small",
                                   "shape": "architect", "helper": "big"}  # fmt: skip
@@ -87,7 +89,7 @@ def test_a_shape_wins_what_no_single_call_wins_and_the_policy_learns_to_choose_i
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     standin.responder = _pool_answers
-    strategies = parse_strategies("shapes:*", {"big": _Model(), "small": _Model()})
+    strategies = parse_strategies("single:*,architect:*", {"big": _Model(), "small": _Model()})
     won, episodes = {}, []
     for name, layer in strategies.items():
         c = layer["conductor"]
@@ -167,8 +169,90 @@ def test_an_answer_with_no_edit_is_repaired_in_the_same_round(
     assert "repair: small" in fixed.rounds[0].candidates[1].label  # type: ignore[attr-defined]
     # The floor's bill is static's own call; the repair is not counted as the floor.
     r = fixed.rounds[0]  # type: ignore[attr-defined]
-    assert r.floor_cost() == pytest.approx(sum(a.run.cost for a in r.attempts if not a.repair))
-    assert any(a.repair for a in r.attempts)
+    assert r.floor_cost() == pytest.approx(sum(a.run.cost for a in r.attempts if not a.follow_up))
+    assert any(a.follow_up for a in r.attempts)
     # A repair teaches the policy nothing: it is no action it chooses.
     episodes = read_episodes(tmp_path / "rTrue" / ".conductor" / "episodes.jsonl")
     assert {e.action.worker for e in examples_from(episodes, Policy())} == {"big"}
+
+
+def _reviewed_answers(seen: Seen) -> str:
+    """big's answer is wrong; small is right only when it reviews big's red answer."""
+    text = seen.prompt()
+    if seen.body.get("model") == "big":
+        return WRONG
+    return FIXED if REVIEWED in text else WRONG
+
+
+def test_a_review_runs_only_after_a_red_answer_and_sees_it_with_its_failures(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = _reviewed_answers
+    layer = parse_strategies("review:big>small", {"big": _Model(), "small": _Model()})
+    c = layer["review:big>small"]["conductor"]
+    root = workspace(tmp_path / "ws", standin.url, "\n".join(f'{k} = "{v}"' for k, v in c.items()))
+    with_calc_bug(root)
+    with (root / "conductor.toml").open("a") as f:
+        f.write("[budget]\nmax_iterations = 1\n")
+    report = fix_job(root)
+    assert report.end.passed and len(report.rounds) == 1  # type: ignore[attr-defined]
+    cands = report.rounds[0].candidates  # type: ignore[attr-defined]
+    assert [(c.worker, c.wave, c.green) for c in cands] == [("big", 1, False), ("small", 2, True)]
+    assert "review: small corrects big's red answer" in cands[1].label
+    review = next(s for s in standin.seen if REVIEWED in s.prompt())
+    assert review.body["model"] == "small"
+    assert "a * b" in review.prompt() and "failing" in review.prompt()  # the answer, its verdict
+    # The floor's bill is big's call alone; the review is learned as the review shape.
+    r = report.rounds[0]  # type: ignore[attr-defined]
+    assert r.floor_cost() == pytest.approx(next(a.run.cost for a in r.attempts if not a.follow_up))
+    episodes = read_episodes(root / ".conductor" / "episodes.jsonl")
+    learned = {(e.action, e.green) for e in examples_from(episodes, Policy())}
+    assert learned == {(Action("big", "direct"), False),
+                       (Action("small", "direct", "review", "big"), True)}  # fmt: skip
+
+    # A green first answer is never reviewed.
+    standin.responder = lambda s: FIXED
+    standin.seen.clear()
+    root2 = workspace(
+        tmp_path / "ws2", standin.url, "\n".join(f'{k} = "{v}"' for k, v in c.items())
+    )
+    with_calc_bug(root2)
+    again = fix_job(root2)
+    assert again.end.passed and [c.worker for c in again.candidates] == ["big"]  # type: ignore[attr-defined]
+    assert not any(REVIEWED in s.prompt() for s in standin.seen)
+
+
+def test_a_review_is_priced_and_given_its_chance_as_the_round_runs_it() -> None:
+    policy = Policy(wordings={"direct": DIRECT}, explore=0.0, trust=0.0)
+    workers = pool("small", "big")
+    for _ in range(5):  # big alone: green half the time; small reviewing big: always
+        fit_rows = [
+            Example("t", workers, Action("big", "direct"), True, 0.01),
+            Example("t", workers, Action("big", "direct"), False, 0.01),
+            Example("t", workers, Action("small", "direct", "review", "big"), True, 0.001),
+        ]
+        fit(policy, fit_rows)
+    review = Action("small", "direct", "review", "big")
+    p_big = policy.hopeful("t", Action("big", "direct"), workers)
+    p_rev = policy.hopeful("t", review, workers)
+    chance, cost = policy.figures("t", review, workers, 1000)
+    assert chance == pytest.approx(p_big + (1 - p_big) * p_rev)
+    assert cost == pytest.approx(0.01 + (1 - p_big) * 0.001)
+    assert "review" in policy.shapes()
+
+
+def test_a_review_of_the_floors_own_call_rides_on_the_floor() -> None:
+    from conductor_lsp.fix.follow import onto_floor
+    from conductor_lsp.plan import Lane
+    from conductor_lsp.policy import Option
+
+    call = Step("big", DIRECT)
+    floor = [Option(Lane.FLOOR, call, 0.01)]
+    mine = [
+        Option(Lane.PLAN, call, 0.012, 0.9, review="small"),
+        Option(Lane.PLAN, Step("small", DIRECT), 0.001),
+    ]
+    kept = onto_floor(floor, mine)
+    assert [o.step.worker for o in kept if o.step] == ["small"]  # big is asked once
+    assert floor[0].review == "small"
