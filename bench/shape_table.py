@@ -7,7 +7,7 @@ those actions on the same answers: the trivial cascade (the cheapest worker alon
 then the floor), and the routing policy with the project's own fit, choice and wave
 order (``fit``, ``Policy.choose``, ``order.waves``; the floor lane beside it), fitted
 on every other task's verdicts (leave one out): once on single calls alone, once with
-the architect shape too. A policy's picks are paid as the waves run them: a wave only
+the architect and review shapes too. A policy's picks are paid as the waves run them: a wave only
 when every answer before it was red.
 
     python bench/shape_table.py --results runs/next11.jsonl --out bench/results/x.jsonl
@@ -29,7 +29,6 @@ from conductor_lsp.conductor.static import DIRECT, strongest
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.plan import Lane, Step
 from conductor_lsp.policy import Action, Example, Option, Policy, eval_episodes, fit, waves
-from conductor_lsp.policy.order import action_of as action_of_steps
 from conductor_lsp.protocols import WorkerInfo
 
 #: A brief names its failing test file: the task it is (QuixBugs: test_NAME.py -> quix_NAME).
@@ -51,10 +50,24 @@ def action_of(strategy: str, pool: Sequence[WorkerInfo]) -> Action | None:
     kind, _, who = strategy.partition(":")
     if kind == "single":
         return Action(who, "direct")
-    if kind == "architect":
+    if kind in ("architect", "review"):
         helper, _, worker = who.partition(">")
-        return Action(worker, "direct", "architect", helper)
+        return Action(worker, "direct", kind, helper)
     return None
+
+
+def examples(brief: str, row: dict[Action, Cell], pool: Sequence[WorkerInfo]) -> list[Example]:
+    """A task's verdicts as the policy learns them: a review's only when its first call
+    was red (what the review itself did, and cost), as the fix loop records it."""
+    out = []
+    for a, c in row.items():
+        if a.shape != "review":
+            out.append(Example(brief, pool, a, c.green, c.cost, c.seconds))
+            continue
+        first = row.get(Action(a.helper, a.wording))
+        if first is not None and not first.green:
+            out.append(Example(brief, pool, a, c.green, c.cost - first.cost, c.seconds))
+    return out
 
 
 def read(
@@ -81,22 +94,30 @@ def read(
 def replay(
     policy: Policy, brief: str, row: dict[Action, Cell], pool: Sequence[WorkerInfo], prefer: str
 ) -> tuple[Cell, list[str]]:
-    """What the fix loop pays with this policy and the floor beside it, on this row."""
+    """What the fix loop pays with this policy and the floor beside it, on this row (a
+    review's cell is its first call and, when that was red, the review: the round runs it
+    so; a review of the floor's own call rides on the floor)."""
     floor = Action(strongest(pool).name, "direct")
     picks = [a for a, _, _ in policy.choose(brief, pool, 3, prefer=prefer) if a in row]
-    opts = [_option(Lane.PLAN, a, row, policy, brief, pool) for a in picks if a != floor]
+    firsts = {Action(a.helper, a.wording) for a in picks if a.shape == "review"}
+    if floor in firsts:
+        floor = next(a for a in picks if a.shape == "review" and a.helper == floor.worker)
+    picks = [a for a in picks if a not in firsts and a != floor]
+    opts = [_option(Lane.PLAN, a, row, policy, brief, pool) for a in picks]
     opts.append(_option(Lane.FLOOR, floor, row, policy, brief, pool))
     out, ran = Cell(False, 0.0, 0, 0, 0.0), []
     for wave in waves(opts, prefer):
         for o in wave:
-            assert o.step is not None
-            a = action_of_steps(policy.wordings, (*o.before, o.step))
-            assert a is not None
+            a = _ACTIONS[id(o)]
             ran.append(_name(a))
             out = _sum(out, row[a])
         if out.green:
             break
     return out, ran
+
+
+#: Each option's action (an option names its first call only, for a review).
+_ACTIONS: dict[int, Action] = {}
 
 
 def _option(
@@ -107,12 +128,16 @@ def _option(
     brief: str,
     pool: Sequence[WorkerInfo],
 ) -> Option:
-    steps = (Step(a.worker, DIRECT),) if a.solo else architect_steps(a.helper, a.worker)
-    return Option(lane, steps[-1], row[a].cost, p.hopeful(brief, a, pool), steps[:-1])
+    steps = architect_steps(a.helper, a.worker) if a.shape == "architect" else ()
+    call = Step(a.helper if a.shape == "review" else a.worker, DIRECT)
+    o = Option(lane, steps[-1] if steps else call, row[a].cost, p.figures(brief, a, pool, 1000)[0],
+               steps[:-1])  # fmt: skip
+    _ACTIONS[id(o)] = a
+    return o
 
 
 def _name(a: Action) -> str:
-    return a.worker if a.solo else f"{a.helper}>{a.worker}"
+    return a.worker if a.solo else f"{a.shape} {a.helper}>{a.worker}"
 
 
 @dataclass
@@ -145,7 +170,8 @@ def main() -> None:
         briefs.update(named)
         for t, row in more.items():
             cells.setdefault(t, {}).update(row)
-    tasks = sorted(t for t in cells if t in briefs)
+    every = {a for row in cells.values() for a in row}
+    tasks = sorted(t for t in cells if t in briefs and set(cells[t]) == every)  # whole rows
     cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
     floor = Action(strongest(pool).name, "direct")
     totals: dict[str, Total] = {}
@@ -153,8 +179,7 @@ def main() -> None:
     for t in tasks:
         row = cells[t]
         for a, c in row.items():
-            totals.setdefault(f"{_name(a)} alone" if a.solo else f"architect {_name(a)}",
-                              Total()).add(c)  # fmt: skip
+            totals.setdefault(f"{_name(a)} alone" if a.solo else _name(a), Total()).add(c)
         small = row.get(Action(cheap.name, "direct"))
         if small is not None and floor in row:
             cascade = small if small.green else _sum(small, row[floor])
@@ -162,11 +187,8 @@ def main() -> None:
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
             for prefer in ("balanced", "cost"):
                 policy = Policy(wordings={"direct": DIRECT})
-                ex = [
-                    Example(briefs[u], pool, a, c.green, c.cost, c.seconds)
-                    for u in tasks if u != t
-                    for a, c in cells[u].items() if shapes or a.solo
-                ]  # fmt: skip
+                ex = [e for u in tasks if u != t for e in examples(briefs[u], cells[u], pool)
+                      if shapes or e.action.solo]  # fmt: skip
                 fit(policy, ex * 2)
                 got, ran = replay(policy, briefs[t], row, pool, prefer)
                 name = f"{label} ({prefer})"
