@@ -256,3 +256,29 @@ def test_a_review_of_the_floors_own_call_rides_on_the_floor() -> None:
     kept = onto_floor(floor, mine)
     assert [o.step.worker for o in kept if o.step] == ["small"]  # big is asked once
     assert floor[0].review == "small"
+
+
+def test_a_model_conductors_two_step_plan_teaches_the_architect_shape(tmp_path: Path) -> None:
+    """A conductor's plan in the three lists (small analyses, big writes seeing it) is read
+    as the architect shape: its leaf's verdict and the chain's whole bill are learned."""
+    from conductor_lsp.episodes.log import EpisodeLog
+    from conductor_lsp.episodes.records import Episode, Leaf, StepBill, VerdictRecord
+
+    workers = pool("small", "big")
+    plan = Plan(
+        steps=(Step("small", "Find the cause.", (), "analysis"),
+               Step("big", "Write the fix.", (0,), "generation")),
+        source="openai",
+    )  # fmt: skip
+    log = EpisodeLog(tmp_path / "e.jsonl")
+    bills = (StepBill("small", 0.001, 1.0), StepBill("big", 0.01, 2.0))
+    log.episode(
+        Episode(
+            id="e0", job="j0", round=1, task="t", workers=tuple(workers), plan=plan, bills=bills
+        )
+    )
+    leaf = Leaf(1, "big", green=True, failing_after=0)
+    log.outcome(VerdictRecord(("t",), (), green=True, leaves=(leaf,), id="e0"))
+    (example,) = examples_from(read_episodes(tmp_path / "e.jsonl"), Policy())
+    assert example.action == Action("big", "direct", "architect", "small")
+    assert example.green and example.cost == pytest.approx(0.011)
