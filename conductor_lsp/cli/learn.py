@@ -26,7 +26,9 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.Arg
     p.add_argument("--max", type=int, default=0, help="mine at most N tasks (default: all)")
     p.add_argument("--merges", action="store_true", help="mine merges too (see mine --help)")
     p.add_argument(
-        "--shapes", action="store_true", help="run every pair in the architect shape too"
+        "--shapes",
+        action="store_true",
+        help="run every pair in the architect and review shapes too",
     )
     return p
 

@@ -1,7 +1,7 @@
 """``conductor-lsp learn [PATH]``: the conductor learns the repository before the user asks
 for anything. It mines the history (into the user cache, outside the workspace), runs the
 pool on the mined tasks (``single:*`` and the two wordings, one round each, so every
-action has a verdict; with ``shapes``, every pair in the architect shape too) within a $
+action has a verdict; with ``shapes``, every pair in the architect and review shapes) within a $
 and a time budget, and fits the routing policy where the configuration points. Older
 commits train; the newest tenth is held out, so no task from the future reaches the
 fit. Every step appends to files it resumes from: it is safe to stop at any time and
@@ -27,8 +27,8 @@ from ..policy.offline import recorded
 from ..storage.cache import cache_home
 
 STRATEGIES = "single:*,search:wording"
-#: With ``shapes``: every pair of workers in the architect shape too (a call more each).
-SHAPES = "architect:*"
+#: With ``shapes``: every pair of workers in the architect and review shapes too.
+SHAPES = "architect:*,review:*"
 DEFAULT_POLICY = ".conductor/policy.json"
 
 

@@ -135,4 +135,4 @@ def test_learn_with_shapes_runs_every_pair_and_the_policy_knows_the_shape(repo) 
     ran = {r["strategy"] for r in rows}
     assert {"architect:cheap>dear", "architect:dear>cheap", "single:cheap"} <= ran, ran
     policy = Policy.load(root / ".conductor" / "policy.json")
-    assert policy.shapes() == ["architect"]
+    assert policy.shapes() == ["architect", "review"]
