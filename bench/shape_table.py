@@ -7,8 +7,9 @@ those actions on the same answers: the trivial cascade (the cheapest worker alon
 then the floor), and the routing policy with the project's own fit, choice and wave
 order (``fit``, ``Policy.choose``, ``order.waves``; the floor lane beside it), fitted
 on every other task's verdicts (leave one out): once on single calls alone, once with
-the architect and review shapes too. A policy's picks are paid as the waves run them: a wave only
-when every answer before it was red.
+the architect and review shapes too. The policy chooses among the recorded actions
+only (a replay can pay only for answers it holds). A policy's picks are paid as the
+waves run them: a wave only when every answer before it was red.
 
     python bench/shape_table.py --results runs/next11.jsonl --out bench/results/x.jsonl
 """
@@ -190,6 +191,8 @@ def main() -> None:
                 ex = [e for u in tasks if u != t for e in examples(briefs[u], cells[u], pool)
                       if shapes or e.action.solo]  # fmt: skip
                 fit(policy, ex * 2)
+                known = [a for a in every if shapes or a.solo]  # the answers the table holds
+                policy.actions = lambda _pool, known=known: known  # type: ignore[method-assign]
                 got, ran = replay(policy, briefs[t], row, pool, prefer)
                 name = f"{label} ({prefer})"
                 totals.setdefault(name, Total()).add(got)

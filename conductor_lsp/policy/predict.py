@@ -174,6 +174,8 @@ class Policy:
         if not known or self.explore <= 0:
             return chance
         answers = self._answers(action.bill_key)
+        if not action.solo and not answers:
+            return chance  # a pair never tried is not explored blindly: its shape's rate speaks
         chance += self.explore / (1 + answers)
         if answers < TRIALS and action.solo:
             chance = max(chance, self.target)

@@ -118,14 +118,17 @@ def base_rate(
     one; with the trust at 0 (as ``fit`` measured it on the real suites) only this
     rate tells a cheap worker that turned bad from a new one that solves. Why its
     other kinds: a worker that turned bad failed in every wording. Why its kind's: a
-    worker new to the pool starts from what workers of its ranks did."""
+    worker new to the pool starts from what workers of its ranks did. A shape's pair of
+    workers first shrinks toward every verdict of that shape: a pair never tried starts
+    from what the shape did, not from the weights alone."""
     found = keys(view, action, pool)
     if found is None:
         return None
     kind_key, own_key = found
     mine = f"|worker:{action.worker}"
     own = prior.get(own_key, Rate())
-    its, theirs = Rate(), Rate()  # one pass over the counts for both
+    its, theirs, wide = Rate(), Rate(), Rate()  # one pass over the counts for all
+    shape = "" if action.solo else f"|s:{action.shape}|"
     for k, rate in prior.items():
         into = (
             its
@@ -136,10 +139,13 @@ def base_rate(
         )
         if into is not None and k != own_key:
             into.green, into.judged = into.green + rate.green, into.judged + rate.judged
-    if not own.judged and not its.judged and not theirs.judged:
+        if shape and shape in k:
+            wide.green, wide.judged = wide.green + rate.green, wide.judged + rate.judged
+    levels = (wide, theirs, its, own) if shape else (theirs, its, own)
+    if not any(r.judged for r in levels):
         return None
     mean, weight = 0.5, 1.0
-    for r in (theirs, its, own):  # each shrunk toward the one before
+    for r in levels:  # each shrunk toward the one before
         if r.judged:
             mean, weight = (r.green + weight * mean) / (r.judged + weight), OWN_WEIGHT
     return mean

@@ -282,3 +282,19 @@ def test_a_model_conductors_two_step_plan_teaches_the_architect_shape(tmp_path: 
     (example,) = examples_from(read_episodes(tmp_path / "e.jsonl"), Policy())
     assert example.action == Action("big", "direct", "architect", "small")
     assert example.green and example.cost == pytest.approx(0.011)
+
+
+def test_a_pair_never_tried_starts_from_its_shapes_record_not_blind_exploration() -> None:
+    """Only big>small was tried in the architect shape, and it failed every time: a pair
+    never tried (small>small) is read from that record, with no bonus for being new
+    (before, the weights alone put it at 0.99 and a replay chased it)."""
+    workers = pool("small", "big")
+    briefs = [f"task {i}" for i in range(8)]  # enough tasks for the trust to be measured
+    rows = [Example(b, workers, Action("small", "direct", "architect", "big"), False, 0.01)
+            for b in briefs] + [Example(b, workers, Action("big", "direct"), i % 2 == 0, 0.01)
+                                for i, b in enumerate(briefs)]  # fmt: skip
+    policy = Policy(wordings={"direct": DIRECT})
+    fit(policy, rows)
+    untried = Action("small", "direct", "architect", "small")
+    assert policy.bills.get(untried.bill_key) is None
+    assert policy.hopeful("task 9", untried, workers) < 0.15
