@@ -48,8 +48,9 @@ REVIEW = (
 )
 REVIEWED = "An earlier answer to this task did not make the tests pass"
 REPAIR = "An earlier answer to this task held no edit that could be applied"
-#: How much of the answer a repair is shown: its head and its tail.
-REPAIR_KEEP = 3_000
+#: How much of an earlier answer (and of its tests' output) a follow-up is shown: its
+#: head and its tail.
+FOLLOW_UP_KEEP = 3_000
 
 
 class ShapeName(StrEnum):
@@ -148,7 +149,7 @@ def chains(plan: Plan) -> list[Chain] | None:
     it twice: such a plan runs whole)."""
     owner: dict[int, int] = {}
     for leaf in plan.leaves():
-        for i in _ancestors(plan.steps, leaf) | {leaf}:
+        for i in members(plan.steps, leaf):
             if owner.setdefault(i, leaf) != leaf:
                 return None
     return [chain_of(plan.steps, leaf) for leaf in plan.leaves()]
@@ -179,7 +180,7 @@ def _ancestors(steps: Sequence[Step], index: int) -> set[int]:
 
 def repair_subtask(answer: str, why: str, files: Sequence[str]) -> str:
     """A repair's subtask: the answer that held no applicable edit, and what to do."""
-    head = clip(answer, REPAIR_KEEP, REPAIR_KEEP)
+    head = clip(answer, FOLLOW_UP_KEEP, FOLLOW_UP_KEEP)
     where = ", ".join(f"`{f}`" for f in files) or "the files shown"
     return (
         f"{REPAIR} ({why}). Turn the change it describes into edits of {where}, in the "
@@ -200,8 +201,8 @@ def review_subtask(helper: str, answer: str, failures: str) -> str:
         "files shown (they are not applied to the files you see) and the tests still "
         "fail. Find what is wrong with it and write the complete corrected code change "
         "as edits of the files shown.\n\nThe earlier answer:\n"
-        f"<<<\n{clip(answer, REPAIR_KEEP, REPAIR_KEEP)}\n>>>\n\n"
-        f"The tests after its edits:\n<<<\n{clip(failures, REPAIR_KEEP, REPAIR_KEEP)}\n>>>"
+        f"<<<\n{clip(answer, FOLLOW_UP_KEEP, FOLLOW_UP_KEEP)}\n>>>\n\n"
+        f"The tests after its edits:\n<<<\n{clip(failures, FOLLOW_UP_KEEP, FOLLOW_UP_KEEP)}\n>>>"
     )
 
 

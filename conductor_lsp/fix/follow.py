@@ -73,6 +73,7 @@ def follow_ups(
 ) -> list[tuple[Lane, Step]]:
     """The follow-up calls for the answers of ``wave`` (a lane's, in ``lanes``)."""
     models = [w for w in pool if not w.is_tool]
+    cheap = min(models, key=lambda w: (w.price_in + w.price_out, w.strength), default=None)
     out = []
     for c in rnd.candidates:
         if c.wave != wave or c.lane not in lanes or c.green or c.verdict is None:
@@ -83,8 +84,7 @@ def follow_ups(
         reviewer = reviews.get((c.lane, step.step.worker, step.step.subtask))
         if reviewer:
             out.append((c.lane, _review(c, reviewer)))
-        elif repair and c.verdict.tests is None and models:
-            cheap = min(models, key=lambda w: (w.price_in + w.price_out, w.strength))
+        elif repair and c.verdict.tests is None and cheap is not None:
             why = (c.verdict.errors or "no edit in the required format").strip().splitlines()
             text = repair_subtask(step.text, why[0][:300], files.get(c.lane, ()))
             out.append((c.lane, Step(cheap.name, text, (), "generation")))

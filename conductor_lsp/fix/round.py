@@ -103,11 +103,11 @@ class RoundRunner(Shared):
         pool = self.session.infos(task, self.meter)
         files = {o.lane.lane: [f.path for f in o.task.files if f.editable] for o in offers}
         lanes = [o.lane.lane for o in offers]
-        repair = self.session.config.fix.repair
+        calls = follow_ups(rnd, n, lanes, pool, reviews, self.session.config.fix.repair, files)
+        if not calls:  # most waves: the task is not rendered again to price nothing
+            return []
         price = _Pricer(pool, task, None)
-        return [
-            price(lane, s) for lane, s in follow_ups(rnd, n, lanes, pool, reviews, repair, files)
-        ]
+        return [price(lane, s) for lane, s in calls]
 
     async def _task(self, rnd: Round, lane: LaneState) -> Task:
         """The lane's task: the files its failures involve (read in a sandbox of its start),

@@ -223,7 +223,7 @@ def feature_parts(
     own, ranks = worker_features(info, pool)
     wording = f"i:{action.wording}"
     names = [*own, wording, *(f"{r}|{wording}" for r in ranks)]
-    shape = _shape_features(action, pool)
+    shape = _shape_features(action, pool, ranks)
     if shape is None:
         return None
     names += shape
@@ -235,17 +235,17 @@ def feature_parts(
     return Parts(tuple(_hash(n) for n in names), groups)
 
 
-def _shape_features(action: Action, pool: Sequence[WorkerInfo]) -> list[str] | None:
+def _shape_features(
+    action: Action, pool: Sequence[WorkerInfo], mine: Sequence[str]
+) -> list[str] | None:
     """A shape's own features: its name, crossed with the helper's and the worker's ranks
-    (none for a solo call, whose features are what they were before shapes; None: the
-    helper is not in the pool)."""
+    (``mine``); none for a solo call, whose features are what they were before shapes
+    (None: the helper is not in the pool)."""
     if action.solo:
         return []
-    helper = next((w for w in pool if w.name == action.helper), None)
-    if helper is None:
+    theirs = _helper_ranks(action, pool)
+    if theirs is None:
         return None
-    _, mine = worker_features(next(w for w in pool if w.name == action.worker), pool)
-    _, theirs = worker_features(helper, pool)
     s = f"s:{action.shape}"
     return [
         s,
@@ -266,11 +266,17 @@ def kind(brief_features: Sequence[str], action: Action, pool: Sequence[WorkerInf
     later = "round:later" in brief_features
     parts = [*ranks, f"i:{action.wording}", "round:later" if later else "round:first"]
     if not action.solo:
-        helper = next((w for w in pool if w.name == action.helper), None)
-        if helper is None:
+        theirs = _helper_ranks(action, pool)
+        if theirs is None:
             return None
-        parts += [f"s:{action.shape}", *(f"h{r}" for r in worker_features(helper, pool)[1])]
+        parts += [f"s:{action.shape}", *(f"h{r}" for r in theirs)]
     return "|".join(parts)
+
+
+def _helper_ranks(action: Action, pool: Sequence[WorkerInfo]) -> list[str] | None:
+    """The ranks of a shape's helper in the pool (None: it is not in the pool)."""
+    helper = next((w for w in pool if w.name == action.helper), None)
+    return None if helper is None else worker_features(helper, pool)[1]
 
 
 @functools.lru_cache(maxsize=1 << 16)

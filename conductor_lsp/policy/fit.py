@@ -11,7 +11,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..conductor.shapes import Chain, chain_of, is_repair, members
@@ -233,13 +233,13 @@ def examples_from(episodes: Sequence[Episode], policy: Policy) -> list[Example]:
     for e in episodes:
         if e.outcome is None:
             continue
+        models = {w.name for w in e.workers if not w.is_tool}
         for leaf in e.outcome.leaves or _only_leaf(e):
             if leaf.failing_after is None and not leaf.refused:
                 continue  # never judged
             if not 0 <= leaf.step < len(e.steps):
                 continue
             chain = chain_of(e.steps, leaf.step)
-            models = {w.name for w in e.workers if not w.is_tool}
             if any(s.worker not in models for s in chain.steps) or is_repair(chain.leaf.subtask):
                 continue
             green = leaf.green and not e.undone and not e.rejected
@@ -255,10 +255,10 @@ def examples_from(episodes: Sequence[Episode], policy: Policy) -> list[Example]:
 def _action(policy: Policy, chain: Chain, green: bool) -> Action | None:
     """The action of a judged chain; a solo call in a wording the policy does not know
     joins its library when it won (None: it did not)."""
-    subtask = DIRECT_OF.get(chain.leaf.subtask, chain.leaf.subtask)
-    action = action_of(policy.wordings, (*chain.before, replace(chain.leaf, subtask=subtask)))
+    action = action_of(policy.wordings, chain.steps)  # a retry reads as the direct call
     if action is not None or chain.before or not green:
         return action
+    subtask = DIRECT_OF.get(chain.leaf.subtask, chain.leaf.subtask)
     return Action(chain.leaf.worker, policy.learn_wording(subtask))
 
 

@@ -54,10 +54,9 @@ def chain(policy: Policy, action: Action) -> Chain:
     """The steps of one chosen action: one call, or its shape's steps."""
     if action.shape == ShapeName.ARCHITECT:
         return Chain(architect_steps(action.helper, action.worker))
-    if action.shape == ShapeName.REVIEW:
-        text = policy.wordings[action.wording]
-        return Chain(review_steps(Step(action.helper, text, (), infer_role(text)), action.worker))
     text = policy.wordings[action.wording]
+    if action.shape == ShapeName.REVIEW:
+        return Chain(review_steps(Step(action.helper, text, (), infer_role(text)), action.worker))
     return Chain((Step(action.worker, text, (), infer_role(text)),))
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conductor.search import CAUSE
+from ..conductor.shapes import ShapeName
 from ..conductor.static import DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
@@ -52,7 +53,7 @@ VERSION = 3
 READS = (1, 2, 3)
 WORDINGS = {"direct": DIRECT, "cause": CAUSE}
 #: The shapes beyond a solo call the policy chooses among (``shapes``).
-CHOSEN = ("architect", "review")
+CHOSEN = (ShapeName.ARCHITECT, ShapeName.REVIEW)
 #: Answers a worker new to a known pool is tried for at the policy's target chance.
 TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
@@ -190,7 +191,7 @@ class Policy:
         bill = self.bills.get(action.bill_key)
         if bill and bill.answers:
             return bill.cost / bill.answers
-        if action.shape == "review":  # the review's own call (``figures`` adds the first)
+        if action.shape == ShapeName.REVIEW:  # the review's own call (``figures`` adds the first)
             return self.cost(Action(action.worker, action.wording), pool, prompt_tokens)
         if not action.solo:
             return sum(self.cost(Action(w, action.wording), pool, prompt_tokens)
@@ -222,8 +223,8 @@ class Policy:
     def shapes(self) -> list[str]:
         """The shapes beyond a solo call this policy has verdicts of (it chooses only
         among what it has seen: a policy fitted before shapes chooses as it did)."""
-        seen = {k.split("|s:", 1)[1].split("|", 1)[0] for k in self.prior if "|s:" in k}
-        return sorted(seen & set(CHOSEN))
+        seen = {rates.shape_of(k) for k in self.prior}
+        return sorted(s for s in CHOSEN if s in seen)
 
     def actions(self, pool: Sequence[WorkerInfo]) -> list[Action]:
         """Each model worker in each wording; each pair of them in each known shape."""
@@ -247,7 +248,7 @@ class Policy:
         """The chance to act on and the expected $ of an action as a round runs it: a
         review is the helper's call, then the review only when that was red."""
         chance, cost = self.hopeful(brief, action, pool), self.cost(action, pool, prompt_tokens)
-        if action.shape != "review":
+        if action.shape != ShapeName.REVIEW:
             return chance, cost
         first = Action(action.helper, action.wording)
         p = self.hopeful(brief, first, pool)

@@ -157,6 +157,11 @@ def _of_kind(key: str, kind_key: str) -> bool:
     return key == kind_key or key.startswith(f"{kind_key}|worker:")
 
 
+def shape_of(key: str) -> str:
+    """The shape a rate key counts verdicts of ('' for calls alone)."""
+    return key.split("|s:", 1)[1].split("|", 1)[0] if "|s:" in key else ""
+
+
 def _family(key: str) -> str:
     """A key's shape and helper ("" for a solo call): a worker's verdicts in one shape
     say little of its calls alone, so rates are smoothed within a family only."""
