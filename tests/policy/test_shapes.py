@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import policy_pool as pool
@@ -76,6 +77,20 @@ class _Model:
     provider = "openai-compatible"
 
 
+def strategy_workspace(
+    folder: Path, url: str, layer: dict[str, Any], *, rounds: int | None = 1
+) -> Path:
+    """The calc bug in a workspace whose [conductor] is an eval strategy's layer, with at
+    most ``rounds`` rounds (None: the default)."""
+    conductor = "\n".join(f'{k} = "{v}"' for k, v in layer["conductor"].items())
+    root = workspace(folder, url, conductor)
+    with_calc_bug(root)
+    if rounds is not None:
+        with (root / "conductor.toml").open("a") as f:
+            f.write(f"[budget]\nmax_iterations = {rounds}\n")
+    return root
+
+
 def _pool_answers(seen: Seen) -> str:
     """big describes well but writes no edit; small edits well only what it is told."""
     text = seen.prompt()
@@ -92,13 +107,8 @@ def test_a_shape_wins_what_no_single_call_wins_and_the_policy_learns_to_choose_i
     strategies = parse_strategies("single:*,architect:*", {"big": _Model(), "small": _Model()})
     won, episodes = {}, []
     for name, layer in strategies.items():
-        c = layer["conductor"]
-        lines = [f'{k} = "{v}"' for k, v in c.items()]
-        root = workspace(tmp_path / name.replace(":", "-").replace(">", "-"), standin.url,
-                         "\n".join(lines))  # fmt: skip
-        with_calc_bug(root)
-        with (root / "conductor.toml").open("a") as f:
-            f.write("[budget]\nmax_iterations = 1\n")
+        folder = tmp_path / name.replace(":", "-").replace(">", "-")
+        root = strategy_workspace(folder, standin.url, layer)
         standin.seen.clear()
         report = fix_job(root)
         won[name] = report.end.passed  # type: ignore[attr-defined]
@@ -190,11 +200,8 @@ def test_a_review_runs_only_after_a_red_answer_and_sees_it_with_its_failures(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     standin.responder = _reviewed_answers
     layer = parse_strategies("review:big>small", {"big": _Model(), "small": _Model()})
-    c = layer["review:big>small"]["conductor"]
-    root = workspace(tmp_path / "ws", standin.url, "\n".join(f'{k} = "{v}"' for k, v in c.items()))
-    with_calc_bug(root)
-    with (root / "conductor.toml").open("a") as f:
-        f.write("[budget]\nmax_iterations = 1\n")
+    review_layer = layer["review:big>small"]
+    root = strategy_workspace(tmp_path / "ws", standin.url, review_layer)
     report = fix_job(root)
     assert report.end.passed and len(report.rounds) == 1  # type: ignore[attr-defined]
     cands = report.rounds[0].candidates  # type: ignore[attr-defined]
@@ -214,10 +221,7 @@ def test_a_review_runs_only_after_a_red_answer_and_sees_it_with_its_failures(
     # A green first answer is never reviewed.
     standin.responder = lambda s: FIXED
     standin.seen.clear()
-    root2 = workspace(
-        tmp_path / "ws2", standin.url, "\n".join(f'{k} = "{v}"' for k, v in c.items())
-    )
-    with_calc_bug(root2)
+    root2 = strategy_workspace(tmp_path / "ws2", standin.url, review_layer, rounds=None)
     again = fix_job(root2)
     assert again.end.passed and [c.worker for c in again.candidates] == ["big"]  # type: ignore[attr-defined]
     assert not any(REVIEWED in s.prompt() for s in standin.seen)
