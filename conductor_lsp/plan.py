@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
 from .errors import PlanError
+from .storage.records import CONVERTER
 from .testrun import clip
 from .usage import Usage
 
@@ -17,6 +18,17 @@ ROLES: tuple[Role, ...] = ("analysis", "generation", "debugging")
 
 #: ``"all"`` or the indices of earlier steps whose subtask and response a step sees.
 Access = Literal["all"] | tuple[int, ...]
+
+
+def _read_access(value: Any, _: Any) -> Access:
+    if value == "all":
+        return "all"
+    if isinstance(value, list | tuple):
+        return tuple(int(i) for i in value)
+    raise ValueError(f"access must be 'all' or a list of step numbers, got {value!r}")
+
+
+CONVERTER.register_structure_hook(Access, _read_access)
 
 #: How much of a conductor's raw answer traces and episodes keep: its head and its tail.
 RAW_KEEP = 4_000
@@ -78,28 +90,6 @@ class Step:
     def dependencies(self, index: int) -> tuple[int, ...]:
         return tuple(range(index)) if self.access == "all" else tuple(self.access)
 
-    def to_json(self, index: int) -> dict[str, Any]:
-        access = self.access if self.access == "all" else list(self.access)
-        return {
-            "index": index,
-            "worker": self.worker,
-            "role": self.role,
-            "subtask": self.subtask,
-            "access": access,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Step:
-        """A recorded step, as written (a record is not re-validated as a plan)."""
-        access = d.get("access", "all")
-        role = str(d.get("role", "generation"))
-        return cls(
-            str(d.get("worker", "")),
-            str(d.get("subtask", "")),
-            "all" if access == "all" else tuple(int(i) for i in access),
-            role if role in ROLES else "generation",
-        )
-
 
 @dataclass(frozen=True)
 class ConductorCall:
@@ -109,23 +99,6 @@ class ConductorCall:
     cost: float = 0.0
     seconds: float = 0.0
     model: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "usage": self.usage.to_json(),
-            "cost": self.cost,
-            "seconds": round(self.seconds, 3),
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ConductorCall:
-        return cls(
-            Usage.from_json(d.get("usage") or {}),
-            float(d.get("cost") or 0.0),
-            float(d.get("seconds") or 0.0),
-            str(d.get("model") or ""),
-        )
 
 
 @dataclass(frozen=True)
@@ -161,33 +134,9 @@ class Plan:
             f"{self.call.seconds:.1f}s"
         )
 
-    def kept_raw(self) -> str:
-        """The conductor's raw answer as records keep it: its head and its tail."""
-        return clip(self.raw, RAW_KEEP, RAW_KEEP)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "source": self.source,
-            "notes": list(self.notes),
-            "error": self.error,
-            "steps": [s.to_json(i) for i, s in enumerate(self.steps)],
-        }
-        if self.call is not None:
-            out["conductor"] = self.call.to_json()
-        return out
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any], *, raw: str = "", error: str = "") -> Plan:
-        """A recorded plan (its raw answer is recorded beside it)."""
-        call = d.get("conductor")
-        return cls(
-            steps=tuple(Step.from_json(s) for s in d.get("steps") or ()),
-            source=str(d.get("source") or ""),
-            raw=raw,
-            notes=tuple(str(n) for n in d.get("notes") or ()),
-            call=ConductorCall.from_json(call) if isinstance(call, Mapping) else None,
-            error=error or str(d.get("error") or ""),
-        )
+    def kept(self) -> Plan:
+        """The plan as records keep it: the conductor's raw answer, its head and its tail."""
+        return dataclasses.replace(self, raw=clip(self.raw, RAW_KEEP, RAW_KEEP))
 
 
 def access_text(access: Access) -> str:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -29,22 +27,6 @@ class Usage:
     def cost(self, price_in: float, price_out: float) -> float:
         """Dollars, with prices per million tokens."""
         return (self.input_tokens * price_in + self.output_tokens * price_out) / 1_000_000
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Usage:
-        cached = d.get("cached_input_tokens")
-        return cls(
-            int(d.get("input_tokens") or 0),
-            int(d.get("output_tokens") or 0),
-            None if cached is None else int(cached),
-        )
-
-    def to_json(self) -> dict[str, int | None]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cached_input_tokens": self.cached_input_tokens,
-        }
 
 
 @dataclass

@@ -36,6 +36,7 @@ from ..jobs import (
     run_task,
     undo,
 )
+from ..storage.records import as_data
 from ..version import __version__
 from .doctor import print_doctor
 from .evaluate import run_eval
@@ -211,8 +212,7 @@ def _config(root: Path, args: argparse.Namespace) -> Config:
 
 
 def _plan(root: Path, args: argparse.Namespace, console: Console) -> int:
-    request = _request(args)
-    config = _config(root, args)
+    request, config = _request(args), _config(root, args)
 
     async def plan() -> Any:
         async with Session(config) as session:
@@ -220,7 +220,7 @@ def _plan(root: Path, args: argparse.Namespace, console: Console) -> int:
 
     result = asyncio.run(plan())
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps(as_data(result), indent=2))
     else:
         console.print(plan_table(result))
         for line in plan_notes(result):

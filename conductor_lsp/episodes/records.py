@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EpisodeFormatError
-from ..plan import Lane, Plan, Step
+from ..plan import ROLES, ConductorCall, Lane, Plan, Step
 from ..protocols import WorkerInfo
+from ..storage.records import read, without, write
 from ..testrun import TestRun
 from ..usage import Usage
-from .convert import read, without, write
 
 SCHEMA_VERSION = 3
 KNOWN_VERSIONS = frozenset({1, 2, 3})
@@ -243,7 +243,7 @@ def _before_3(record: Mapping[str, Any], what: str) -> Episode:
             task=str(inputs.get("task") or ""),
             workers=tuple(WorkerInfo(**w) for w in inputs.get("workers") or ()),
             max_steps=int(inputs.get("max_steps") or 5),
-            plan=Plan.from_json(plan, raw=str(record.get("raw") or ""), error=fallback),
+            plan=_plan_before_3(plan, str(record.get("raw") or ""), fallback),
             bills=tuple(read(b, StepBill, f"{what}'s bill") for b in record.get("steps") or ()),
             result=str(result.get("outcome") or ""),
             reason=str(result.get("reason") or ""),
@@ -252,6 +252,31 @@ def _before_3(record: Mapping[str, Any], what: str) -> Episode:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise EpisodeFormatError(f"{what} is damaged: {e}") from e
+
+
+def _plan_before_3(d: Mapping[str, Any], raw: str, error: str) -> Plan:
+    """A plan as versions 1 and 2 wrote it: its steps with their index, its call under
+    ``conductor``, its raw answer beside it (read as written, not re-validated)."""
+    call = d.get("conductor")
+    return Plan(
+        steps=tuple(_step_before_3(s) for s in d.get("steps") or ()),
+        source=str(d.get("source") or ""),
+        raw=raw,
+        notes=tuple(str(n) for n in d.get("notes") or ()),
+        call=read(call, ConductorCall, "the plan's call") if isinstance(call, Mapping) else None,
+        error=error or str(d.get("error") or ""),
+    )
+
+
+def _step_before_3(d: Mapping[str, Any]) -> Step:
+    access = d.get("access", "all")
+    role = str(d.get("role", "generation"))
+    return Step(
+        str(d.get("worker", "")),
+        str(d.get("subtask", "")),
+        "all" if access == "all" else tuple(int(i) for i in access),
+        role if role in ROLES else "generation",
+    )
 
 
 without(Episode, "outcome", "undone", "rejected")

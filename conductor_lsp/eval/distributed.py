@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..config.schema import Config
 from ..runtime.cluster import connect_ray, describe_ray
+from ..storage.records import as_data, read
 from .run import TaskResult, run_one
 from .suite import SuiteTask
 
@@ -28,7 +28,7 @@ def _remote_run(
 ) -> dict[str, Any]:
     """On a worker node: the pair run as a local eval runs it; its row as plain data."""
     result = asyncio.run(run_one(task, strategy, layer, base, Path(traces), max_iterations))
-    return asdict(result)
+    return as_data(result)
 
 
 class RayRunner:
@@ -48,7 +48,7 @@ class RayRunner:
         max_iterations: int,
     ) -> TaskResult:
         ref = self._remote.remote(task, strategy, dict(layer), base, str(traces), max_iterations)
-        return TaskResult(**(await ref))
+        return read(await ref, TaskResult, "a result from the cluster")
 
     def describe(self) -> str:
         return describe_ray(self._ray)

@@ -13,14 +13,15 @@ import json
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..config.schema import Config
 from ..configure.load import derive, layered
-from ..errors import ConductorError
-from ..jobs import FixRequest, Session, fix_repository
+from ..errors import ConductorError, EpisodeFormatError
+from ..jobs import FixOutcome, FixRequest, Session, fix_repository
+from ..storage.records import as_data, read
 from ..usage import total
 from .suite import SuiteTask, prepare
 
@@ -31,7 +32,7 @@ class TaskResult:
     task: str
     kind: str
     solved: bool
-    outcome: str
+    outcome: FixOutcome
     reason: str
     rounds: int
     worker_calls: int
@@ -104,7 +105,7 @@ def _failed(
     task: SuiteTask, strategy: str, started: float, traces: Path, error: Exception
 ) -> TaskResult:
     return TaskResult(
-        strategy, task.name, task.kind, False, "error", "", 0, 0, 0, 0, 0.0,
+        strategy, task.name, task.kind, False, FixOutcome.ERROR, "", 0, 0, 0, 0, 0.0,
         time.monotonic() - started, str(traces), error=f"{type(error).__name__}: {error}",
     )  # fmt: skip
 
@@ -145,7 +146,7 @@ async def evaluate(
             async with limit:
                 result = await (runner or run_one)(task, name, layer, base, traces, max_iterations)
             results.append(result)
-            sink.write(json.dumps(asdict(result)) + "\n")
+            sink.write(json.dumps(as_data(result)) + "\n")
             sink.flush()
             on_result(result)
 
@@ -165,8 +166,8 @@ def read_results(text: str) -> list[TaskResult]:
     rows = []
     for line in text.splitlines():
         try:
-            rows.append(TaskResult(**json.loads(line)))
-        except (ValueError, TypeError):
+            rows.append(read(json.loads(line), TaskResult, "a result"))
+        except (ValueError, EpisodeFormatError):
             continue
     return rows
 

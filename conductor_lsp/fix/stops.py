@@ -27,6 +27,9 @@ class FixOutcome(StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     STOPPED = "stopped"
+    #: It could not start: its configuration or checkpoint was refused (the loop never
+    #: ends so, it raises; ``eval`` records it as that task's result and goes on).
+    ERROR = "error"
 
 
 class Stop(Exception):

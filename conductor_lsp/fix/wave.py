@@ -21,7 +21,6 @@ from ..conductor.shapes import (
     read_shape,
 )
 from ..context.repo_map import RepoMap
-from ..episodes.convert import as_data
 from ..episodes.records import VerdictRecord
 from ..plan import Lane, Plan, Step
 from ..policy import Option
@@ -31,6 +30,7 @@ from ..runtime.events import CandidateJudged, EventSink
 from ..runtime.results import StepResult
 from ..runtime.session import Session
 from ..runtime.trace import Trace
+from ..storage.records import as_data
 from ..task import Task
 from ..usage import Tally
 from .candidates import Attempt, Candidate, Round, State

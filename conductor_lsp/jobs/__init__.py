@@ -19,6 +19,7 @@ by the server), a request, and the door's ``Hooks``; it returns a typed report.
 from ..context.rounds import fix_instruction
 from ..fix.report import FixReport
 from ..fix.review import Review, Reviewer
+from ..fix.stops import FixOutcome
 from ..runtime.events import (
     Event,
     EventSink,
@@ -48,6 +49,7 @@ __all__ = [
     "EditRequest",
     "Event",
     "EventSink",
+    "FixOutcome",
     "FixReport",
     "FixRequest",
     "Hooks",

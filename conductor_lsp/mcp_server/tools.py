@@ -23,6 +23,7 @@ from ..jobs import (
     plan_task,
     undo,
 )
+from ..storage.records import as_data
 
 #: The longest path the door reads (a file system's own limit is 4096).
 MAX_PATH = 4096
@@ -103,7 +104,7 @@ class Door:
         repo = self.inside(path)
         request = TaskRequest(task, files=tuple(files or ()))
         async with Session(load_config(repo)) as session:
-            return (await plan_task(session, request)).to_json()
+            return as_data(await plan_task(session, request))
 
     async def undo(self, path: str = "", ref: str = "") -> dict[str, Any]:
         """Bring back the state before the last job (or checkpoint ``ref``)."""

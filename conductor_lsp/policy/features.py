@@ -21,7 +21,6 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..protocols import WorkerInfo
 
@@ -67,25 +66,6 @@ class Hidden:
     bits: int = 64
     seed: int = 0
     words: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "bits": self.bits,
-            "seed": self.seed,
-            "words": self.words,
-            "mean": self.mean,
-        }
-
-    @classmethod
-    def from_json(cls, data: Any) -> Hidden:
-        return cls(
-            model=str(data["model"]),
-            mean=[float(x) for x in data["mean"]],
-            bits=int(data["bits"]),
-            seed=int(data["seed"]),
-            words=bool(data["words"]),
-        )
 
 
 def _bucket(n: int, edges: Sequence[int]) -> str:

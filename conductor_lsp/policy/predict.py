@@ -17,7 +17,6 @@ it was trained on and its held-out figures. A file that is not a policy is a
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -32,6 +31,7 @@ from ..conductor.shapes import ShapeName
 from ..conductor.static import DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
+from ..storage.records import as_data, read, without
 from . import rates
 from .features import (
     Action,
@@ -42,7 +42,7 @@ from .features import (
     sigmoid,
     task_features,
 )
-from .rates import Bill, Rate, read_bill, read_rate
+from .rates import Bill, Rate
 from .sets import choose_set
 from .stop import StopRule
 
@@ -270,24 +270,11 @@ class Policy:
         )
 
     def to_json(self) -> dict[str, Any]:
-        out = {
-            "format": FORMAT,
-            "version": VERSION,
-            "target": self.target,
-            "explore": self.explore,
-            "wordings": self.wordings,
-            "bills": {name: dataclasses.asdict(b) for name, b in self.bills.items()},
-            "about": self.about,
-            "prior": {key: dataclasses.asdict(r) for key, r in self.prior.items()},
-            "trust": self.trust,
-            "reds": self.reds,
-            "weights": {str(k): round(v, 6) for k, v in self.weights.items() if abs(v) > 1e-9},
-        }
-        if self.hidden is not None:
-            out["hidden"] = self.hidden.to_json()
-        if self.stop is not None:
-            out["stop"] = self.stop.to_json()
-        return out
+        """The policy file: its fields under their own names (weights rounded, those at
+        zero left out), tagged with the format and its version."""
+        data = as_data(self)
+        data["weights"] = {str(k): round(v, 6) for k, v in self.weights.items() if abs(v) > 1e-9}
+        return {"format": FORMAT, "version": VERSION, **data}
 
     @classmethod
     def from_json(cls, data: Any, where: str = "policy") -> Policy:
@@ -300,22 +287,10 @@ class Policy:
                 f"{where} is a policy of version {data.get('version')!r}; "
                 f"this version reads {' and '.join(map(str, READS))}"
             )
-        try:
-            return cls(
-                weights={int(k): float(v) for k, v in data["weights"].items()},
-                wordings={str(k): str(v) for k, v in data["wordings"].items()},
-                bills={str(k): read_bill(v) for k, v in data["bills"].items()},
-                about=dict(data.get("about") or {}),
-                target=float(data.get("target", 0.8)),
-                explore=float(data.get("explore", 0.3)),
-                prior={str(k): read_rate(v) for k, v in data.get("prior", {}).items()},
-                trust=float(data.get("trust", 1.0)),
-                reds={str(k): float(v) for k, v in data.get("reds", {}).items()},
-                hidden=Hidden.from_json(data["hidden"]) if data.get("hidden") else None,
-                stop=StopRule.from_json(data["stop"]) if data.get("stop") else None,
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ConfigError(f"{where} is a damaged policy: {e}") from e
+        if data["version"] < 3:
+            data = _before_3(data)
+        what = "the policy" if where == "policy" else f"the policy {where}"
+        return read(data, cls, what, ConfigError)
 
     @classmethod
     def load(cls, path: Path) -> Policy:
@@ -340,6 +315,25 @@ class Policy:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+without(Policy, "_bits", "_views")
+
+
+def _before_3(data: dict[str, Any]) -> dict[str, Any]:
+    """A policy as versions 1 and 2 wrote it: bills as [answers, $, seconds] and rates as
+    [green, judged], positional lists; read as the records they are."""
+
+    def named(value: Any, names: tuple[str, ...]) -> Any:
+        return dict(zip(names, value, strict=False)) if isinstance(value, list) else value
+
+    bills, prior = data.get("bills"), data.get("prior")
+    out = dict(data)
+    if isinstance(bills, dict):
+        out["bills"] = {k: named(v, ("answers", "cost", "seconds")) for k, v in bills.items()}
+    if isinstance(prior, dict):
+        out["prior"] = {k: named(v, ("green", "judged")) for k, v in prior.items()}
+    return out
 
 
 def shrunk(z: float, rate: float | None, trust: float) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..protocols import WorkerInfo
 from .features import Action, kind
@@ -41,21 +40,6 @@ OWN_WEIGHT = 2.0
 #: cut to ``RESTART`` verdicts a kind, so what it does now decides (``watch``).
 ALARM = 0.01
 RESTART = 2.0
-
-
-def read_bill(v: Any) -> Bill:
-    """A worker's bill as written: {"answers", "cost", "seconds"}, or before version 3 a
-    list [answers, $, seconds]."""
-    if isinstance(v, dict):
-        return Bill(float(v["answers"]), float(v["cost"]), float(v["seconds"]))
-    return Bill(*[float(x) for x in v][:3])
-
-
-def read_rate(v: Any) -> Rate:
-    """A rate as written: {"green", "judged"}, or before version 3 a list [green, judged]."""
-    if isinstance(v, dict):
-        return Rate(float(v["green"]), float(v["judged"]))
-    return Rate(*[float(x) for x in v][:2])
 
 
 def keys(view: Sequence[str], action: Action, pool: Sequence[WorkerInfo]) -> tuple[str, str] | None:

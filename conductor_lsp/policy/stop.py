@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from .features import sigmoid
 
@@ -46,18 +45,15 @@ class StopRule:
     weights: list[float] = field(default_factory=lambda: [0.0] * len(FEATURES))
     #: How many recorded turns it was fitted on.
     turns: int = 0
+    #: What ``weights`` weigh, in order: a file over other features is refused.
+    features: tuple[str, ...] = FEATURES
+
+    def __post_init__(self) -> None:
+        if tuple(self.features) != FEATURES:
+            raise ValueError(f"a stop rule over {list(self.features)}, not {list(FEATURES)}")
 
     def chance(self, turn: Turn) -> float:
         return sigmoid(sum(w * x for w, x in zip(self.weights, turn.x(), strict=True)))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"features": list(FEATURES), "weights": self.weights, "turns": self.turns}
-
-    @classmethod
-    def from_json(cls, data: Any) -> StopRule:
-        if list(data["features"]) != list(FEATURES):
-            raise ValueError(f"a stop rule over {data['features']}, not {list(FEATURES)}")
-        return cls([float(w) for w in data["weights"]], int(data.get("turns", 0)))
 
 
 def fit_stop_rule(turns: Sequence[Turn], *, epochs: int = 300, l2: float = 1e-2) -> StopRule:

@@ -19,6 +19,7 @@ from ..context.window import WINDOW_SPARE
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
 from ..protocols import WorkerRequest, WorkerResponse
+from ..storage.records import as_data
 from ..task import Task
 from ..usage import Tally
 from ..workers.pool import WorkerPool
@@ -31,12 +32,9 @@ from .trace import Trace
 
 
 def plan_record(plan: Plan) -> dict[str, object]:
-    """The trace's view of a plan: the steps and the conductor's call (in ``plan``), its
-    raw text (bounded) and, for a fallback, why the conductor's own answer was not used."""
-    record: dict[str, object] = {"plan": plan.to_json(), "raw": plan.kept_raw()}
-    if plan.error:
-        record["error"] = plan.error
-    return record
+    """The trace's view of a plan: the plan as episodes keep it (its steps, the
+    conductor's call and raw text, bounded, and why a fallback did not use that text)."""
+    return {"plan": as_data(plan.kept())}
 
 
 class Engine:
@@ -283,7 +281,7 @@ class Engine:
             step=i,
             worker=step.worker,
             text=resp.text,
-            usage=resp.usage.to_json(),
+            usage=as_data(resp.usage),
             cost=resp.cost,
             elapsed=resp.elapsed,
             attempts=resp.attempts,

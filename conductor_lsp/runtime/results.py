@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -10,6 +9,7 @@ from ..answers import code_problems
 from ..episodes.records import Episode, StepBill
 from ..plan import Lane, Plan, Step
 from ..protocols import WorkerInfo
+from ..storage.records import as_data
 from ..task import Task
 from ..usage import Tally, Usage
 
@@ -111,7 +111,7 @@ class RunResult:
             "problems": self.problems(),
             "cost": self.cost,
             "seconds": round(self.seconds, 3),
-            "plan": self.plan.to_json(),
+            "plan": as_data(self.plan.kept()),
             "steps": steps,
             "trace": self.trace_path,
         }
@@ -133,7 +133,7 @@ class RunResult:
     ) -> Episode:
         """This job as its episode: what the conductor was asked (``task``, the pool it
         was told of), wrote and cost, and what each step cost."""
-        plan = dataclasses.replace(self.plan, raw=self.plan.kept_raw())
+        plan = self.plan.kept()
         bills = tuple(
             StepBill(r.step.worker, r.cost, r.elapsed, r.error, r.skipped, r.step.role, r.usage)
             for r in self.steps

@@ -26,6 +26,7 @@ from ..config.options import build
 from ..config.schema import Config, WorkerConfig
 from ..errors import ConfigError
 from ..protocols import Check, WorkerContext, WorkerRequest, WorkerResponse
+from ..storage.records import read
 from ..usage import Usage
 from .registry import ProviderDefaults
 
@@ -121,7 +122,7 @@ class ReplayWorker(ProviderDefaults):
             with _LOCK:
                 MISSES[self.name] = MISSES.get(self.name, 0) + 1
             return WorkerResponse(text="", model=f"replay:{self.name} (not recorded)")
-        usage = Usage.from_json(found.get("usage") or {})
+        usage = read(found.get("usage") or {}, Usage, f"{self.name}'s recorded usage")
         return WorkerResponse(
             text=str(found.get("text") or ""),
             usage=usage,

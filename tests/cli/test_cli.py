@@ -114,7 +114,7 @@ def test_run_with_conductor_endpoint(
     plan = json.loads(out.stdout)
     assert plan["source"] == "openai"
     assert [s["worker"] for s in plan["steps"]] == ["gem", "gpt"]
-    assert plan["conductor"]["usage"]["input_tokens"] > 0 and plan["conductor"]["cost"] > 0
+    assert plan["call"]["usage"]["input_tokens"] > 0 and plan["call"]["cost"] > 0
     assert "structured output: json_schema" in plan["notes"][-1]
     conductor_prompt = standin.seen[0].prompt()
     assert "0: gpt, stand-in OpenAI, $1/$2" in conductor_prompt
@@ -222,7 +222,7 @@ def test_plan_with_real_smollm2_on_cpu(tmp_path: Path, smollm2: Path) -> None:
     # The model was asked and answered (grammar-constrained, so its answer parses); what a
     # 135M model writes differs from machine to machine, so the contract is asserted, not
     # its words: a plan of the pool's worker, or the plan check's refusal and static.
-    assert plan["conductor"]["usage"]["output_tokens"] > 0, plan
+    assert plan["call"]["usage"]["output_tokens"] > 0, plan
     assert 1 <= len(plan["steps"]) <= 5
     assert all(s["worker"] == "local" for s in plan["steps"])
     if plan["source"] != "transformers":

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from conductor_lsp.episodes.convert import as_data, read
 from conductor_lsp.episodes.log import EpisodeLog, read_episodes
 from conductor_lsp.episodes.records import (
     Episode,
@@ -23,6 +22,7 @@ from conductor_lsp.errors import EpisodeFormatError
 from conductor_lsp.plan import ConductorCall, Lane, Plan, Step
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.secrets import Secret
+from conductor_lsp.storage.records import as_data, read
 from conductor_lsp.usage import Usage
 
 POOL = (
@@ -118,7 +118,7 @@ def test_a_damaged_record_is_named_not_a_traceback() -> None:
 
 
 def test_a_plan_round_trips() -> None:
-    back = Plan.from_json(json.loads(json.dumps(PLAN.to_json())), raw=PLAN.raw)
+    back = read(json.loads(json.dumps(as_data(PLAN))), Plan, "a plan")
     assert back == PLAN
 
 

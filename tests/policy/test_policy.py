@@ -426,3 +426,19 @@ def test_a_policy_written_before_version_3_is_read_with_its_bills_and_rates(
     assert written["bills"] == {"big": {"answers": 4.0, "cost": 0.02, "seconds": 12.0}}
     assert written["prior"] == {"price:cheapest|worker:big": {"green": 3.0, "judged": 4.0}}
     assert Policy.load(path) == policy
+
+
+def test_a_policy_file_written_before_the_converter_reads_and_writes_back_the_same() -> None:
+    """written-by-version-3.json was saved by the hand-written writer this converter
+    replaced: every field reads back, and writing it again gives the same JSON data."""
+    path = Path(__file__).parent / "written-by-version-3.json"
+    policy = Policy.load(path)
+    assert policy.weights == {12: 0.5, 907: -1.25} and policy.trust == 0.4
+    assert policy.bills["architect:big>small"].cost == 0.03
+    assert policy.prior["architect|x"].judged == 2.0 and policy.reds == {"small": -1.5}
+    assert policy.hidden is not None and policy.hidden.mean == [0.1, -0.2, 0.3]
+    assert policy.stop is not None and policy.stop.turns == 17
+    assert policy.to_json() == json.loads(path.read_text(encoding="utf-8"))
+    for damage in ({"trust": "high"}, {"bills": {"big": {"answers": "x"}}}, {"weights": 3}):
+        with pytest.raises(ConfigError, match="the policy p is damaged"):
+            Policy.from_json({**policy.to_json(), **damage}, "p")

@@ -13,6 +13,7 @@ from standin import StandIn
 
 from conductor_lsp import FixLoop, Session, load_config
 from conductor_lsp.episodes.records import Episode, Leaf, VerdictRecord
+from conductor_lsp.errors import ConfigError
 from conductor_lsp.plan import Lane, Plan, Step
 from conductor_lsp.policy import Policy, StopRule, Turn
 from conductor_lsp.policy.fit import Action, Example, fit
@@ -30,10 +31,12 @@ def test_a_fitted_rule_gives_up_where_failed_rounds_were_not_followed_by_green()
     assert (
         rule.chance(Turn(0.1, 2, False, False)) < 0.2 < 0.8 < rule.chance(Turn(0.9, 2, True, False))
     )
-    again = StopRule.from_json(rule.to_json())
-    assert again.weights == rule.weights
-    with pytest.raises(ValueError, match="stop rule over"):
-        StopRule.from_json({**rule.to_json(), "features": ["bias"]})
+    again = Policy.from_json(Policy(stop=rule).to_json()).stop
+    assert again is not None and again.weights == rule.weights and again.turns == 41
+    damaged = Policy(stop=rule).to_json()
+    damaged["stop"]["features"] = ["bias"]
+    with pytest.raises(ConfigError, match="stop rule over"):
+        Policy.from_json(damaged)
 
 
 def _episode(job: str, rnd: int, lane: Lane, worker_: str, green: bool) -> Episode:

@@ -8,6 +8,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import BUGGY, PLAN, WHOLE_FIX, cli, coder_workspace, openai_conductor
@@ -59,9 +60,9 @@ def test_the_conductor_is_counted_in_table_report_and_trace(
     assert float(total[5]) == pytest.approx(float(conductor[5]) + float(coder[5]), abs=2e-4)
     assert re.search(r"conductor \d+\+\d+ tokens, \$\d\.\d{4}", out.stdout)  # the report
     plan = next(r for r in traces(root) if r["type"] == "plan")
-    spent = plan["plan"]["conductor"]  # type: ignore[index]
+    spent = plan["plan"]["call"]  # type: ignore[index]
     assert spent["usage"]["input_tokens"] > 0 and spent["cost"] > 0  # type: ignore[index]
-    assert plan["raw"] == PLAN and not plan.get("error")
+    assert plan["plan"]["raw"] == PLAN and not plan["plan"]["error"]  # type: ignore[index]
 
 
 def test_a_fallback_keeps_the_conductors_raw_answer_in_the_trace(
@@ -73,9 +74,10 @@ def test_a_fallback_keeps_the_conductors_raw_answer_in_the_trace(
     out = cli("fix", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
     plan = next(r for r in traces(root) if r["type"] == "plan")
-    assert plan["raw"] == prose and "no plan found" in str(plan["error"])
-    assert plan["plan"]["source"].startswith("static (fallback: openai")  # type: ignore[index]
-    assert plan["plan"]["conductor"]["usage"]["output_tokens"] > 0  # type: ignore[index]
+    kept: dict[str, Any] = plan["plan"]  # type: ignore[assignment]
+    assert kept["raw"] == prose and "no plan found" in kept["error"]
+    assert kept["source"].startswith("static (fallback: openai")
+    assert kept["call"]["usage"]["output_tokens"] > 0
     assert "fallback: openai: no plan found" in out.stdout
 
 
@@ -84,7 +86,7 @@ def test_the_raw_answer_in_a_trace_is_bounded(tmp_path: Path, standin: StandIn) 
     root = workspace(tmp_path / "ws", standin.url, openai_conductor(standin.url), ALONE)
     standin.responder = answer_by_model(huge, FIX)  # type: ignore[assignment]
     assert cli("fix", str(root)).returncode == 0
-    raw = str(next(r for r in traces(root) if r["type"] == "plan")["raw"])
+    raw = str(next(r for r in traces(root) if r["type"] == "plan")["plan"]["raw"])  # type: ignore[index]
     assert len(raw) < 10_000 and raw.startswith("xxxx") and raw.endswith("THE END")
     assert "characters cut" in raw
 

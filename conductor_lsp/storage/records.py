@@ -1,6 +1,8 @@
-"""One converter for the records: each dataclass is written as its fields, under their
-own names, and read back through the same types (cattrs), so a field cannot drift from
-its key. Only the pre-version-3 episode layout has a reader of its own (``records``)."""
+"""One converter for every record the package writes (episodes, verdicts, plans, usage,
+policies): each dataclass is written as its fields, under their own names, and read back
+through the same types (cattrs), so a field cannot drift from its key. Only layouts from
+before this (the pre-version-3 episode) have readers of their own, beside their records.
+A type that needs a hook registers it where it is defined (``plan.Access``)."""
 
 from __future__ import annotations
 
@@ -8,19 +10,11 @@ from typing import Any, TypeVar
 
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.v import format_exception
 
-from ..errors import EpisodeFormatError
-from ..plan import Access
+from ..errors import ConductorError, EpisodeFormatError
 
 T = TypeVar("T")
-
-
-def _access(value: Any, _: Any) -> Access:
-    if value == "all":
-        return "all"
-    if isinstance(value, list | tuple):
-        return tuple(int(i) for i in value)
-    raise ValueError(f"access must be 'all' or a list of step numbers, got {value!r}")
 
 
 def _texts(value: Any, _: Any) -> tuple[str, ...]:
@@ -30,10 +24,9 @@ def _texts(value: Any, _: Any) -> tuple[str, ...]:
 
 
 def make_converter() -> cattrs.Converter:
-    """Tuples written as lists, enums as their values, a step's access as "all" or its
-    step numbers; unknown keys ignored (a newer writer may add some)."""
+    """Tuples written as lists, enums as their values; unknown keys ignored (a newer
+    writer may add some)."""
     c = cattrs.Converter(forbid_extra_keys=False)
-    c.register_structure_hook(Access, _access)
     c.register_structure_hook_func(lambda t: t == tuple[str, ...], _texts)
     c.register_unstructure_hook(tuple, lambda t: [c.unstructure(x) for x in t])
     return c
@@ -55,18 +48,27 @@ def write(record: object, kind: str) -> dict[str, Any]:
     return {"type": kind, **data}
 
 
-def read(data: Any, cls: type[T], what: str) -> T:
-    """``data`` as a ``cls``; ``EpisodeFormatError`` naming ``what`` when it is not one."""
+def _why(exc: BaseException, type: Any) -> str:
+    """cattrs' words for a failed field, with a record's own check's reason kept (it
+    says "invalid value" for any ``ValueError``, dropping what the record said)."""
+    said = format_exception(exc, type)
+    if isinstance(exc, ValueError) and exc.args and type is None:
+        return f"{said} ({exc})"
+    return said
+
+
+def read(data: Any, cls: type[T], what: str, error: type[ConductorError] = EpisodeFormatError) -> T:
+    """``data`` as a ``cls``; ``error`` naming ``what`` when it is not one."""
     if not isinstance(data, dict):
-        raise EpisodeFormatError(f"{what} is not a JSON object")
+        raise error(f"{what} is not a JSON object")
     fields = {k: v for k, v in data.items() if k != "type"}
     try:
         return CONVERTER.structure(fields, cls)
     except cattrs.BaseValidationError as e:
-        why = "; ".join(cattrs.transform_error(e))
-        raise EpisodeFormatError(f"{what} is damaged: {why}") from None
-    except (KeyError, TypeError, ValueError) as e:
-        raise EpisodeFormatError(f"{what} is damaged: {e}") from None
+        why = "; ".join(cattrs.transform_error(e, format_exception=_why))
+        raise error(f"{what} is damaged: {why}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise error(f"{what} is damaged: {e}") from None
 
 
 def as_data(record: object) -> dict[str, Any]:
