@@ -6,24 +6,26 @@ below the runtime that uses the result; the schema it fills is ``config``, a bas
 """
 
 from .load import (
+    Layer,
+    build_config,
     derive,
     describe_keys,
     job_layer,
     layered,
     load_config,
-    merge,
     read_toml,
     validate,
     workspace_episodes,
 )
 
 __all__ = [
+    "Layer",
+    "build_config",
     "derive",
     "describe_keys",
     "job_layer",
     "layered",
     "load_config",
-    "merge",
     "read_toml",
     "validate",
     "workspace_episodes",

@@ -2,7 +2,9 @@
 
 Order (later wins): embedded defaults, ``pyproject.toml [tool.conductor-lsp]``,
 ``conductor.toml`` at the workspace root (or ``--config FILE``), editor settings,
-command-line flags. Unknown keys and wrong types are errors naming the key.
+command-line flags. Each layer is checked alone (unknown keys and wrong types are errors
+naming the key and the layer), then the configuration is built once from all of them:
+nothing is merged into a configuration in place, and ``derive`` builds a new one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import dataclasses
 import os
 import tomllib
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,30 +41,73 @@ def layered(base: typing.Mapping[str, Any], *more: typing.Mapping[str, Any]) -> 
     return out
 
 
-def merge(
-    cfg: Config, data: dict[str, Any], source: str, *, workspace_file: bool = False
-) -> Config:
-    """Merge one layer of settings (already parsed) into ``cfg`` in place; a bad value is
-    an error naming the key and the layer it came from. ``workspace_file``: the layer is
-    a file inside the workspace, which anyone who wrote the repository may have written."""
+@dataclass(frozen=True)
+class Layer:
+    """One layer of settings as read (plain data), named by where it came from."""
+
+    data: typing.Mapping[str, Any]
+    source: str
+    #: A file inside the workspace, which anyone who wrote the repository may have written.
+    in_workspace: bool = False
+
+
+@dataclass
+class _Checked:
+    """A layer after its checks: its data (without the commands trust withheld), the
+    commands withheld, and the prices it writes (a written price wins over any lookup)."""
+
+    data: dict[str, Any]
+    untrusted: list[str]
+    prices: dict[str, PriceOrigin]
+
+
+def _check(root: Path, layer: Layer) -> _Checked:
+    """A bad value is an error naming the key and the layer it came from."""
+    data = layer.data
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: settings must be a table")
+        raise ConfigError(f"{layer.source}: settings must be a table")
+    untrusted: list[str] = []
     try:
-        _merge(cfg, data, source)
-        if workspace_file:
-            _writes_inside(cfg.root, data)
-            _commands_if_trusted(cfg, data, source)
+        _fill(Config(root=root), data)  # alone: its own types and keys
+        if layer.in_workspace:
+            _writes_inside(root, data)
+            data, untrusted = _commands_if_trusted(root, data, layer.source)
     except ConfigError as e:
-        raise ConfigError(f"{e} (in {source})") from None
-    cfg.sources.append(source)
+        raise ConfigError(f"{e} (in {layer.source})") from None
+    return _Checked(dict(data), untrusted, _written_prices(data, layer.source))
+
+
+def build_config(
+    root: Path,
+    layers: typing.Sequence[Layer],
+    env: typing.Mapping[str, str] | None = None,
+    *,
+    before: Config | None = None,
+) -> Config:
+    """The configuration of ``root``, built once from its layers (later wins), then the
+    offline defaults and prices filled in and checked across keys. ``before``: the
+    configuration the layers go on (``derive``), whose sources, prices and withheld
+    commands carry over."""
+    checked = [_check(root, layer) for layer in layers]
+    cfg = Config(root=root)
+    if before is not None:
+        cfg.sources, cfg.untrusted = list(before.sources), list(before.untrusted)
+        cfg.prices = dict(before.prices)
+    _fill(cfg, layered({}, *(c.data for c in checked)))
+    for layer, c in zip(layers, checked, strict=True):
+        cfg.sources.append(layer.source)
+        cfg.untrusted += c.untrusted
+        cfg.prices.update(c.prices)
+    apply_defaults(cfg, os.environ if env is None else env)
+    apply_prices(cfg)
+    validate(cfg)
     return cfg
 
 
-def _merge(cfg: Config, data: dict[str, Any], source: str) -> None:
+def _fill(cfg: Config, data: dict[str, Any]) -> None:
     for key, value in data.items():
         if key == "conductor":  # keys beyond the common ones are the backend's own
             fill(cfg.conductor, value, key, rest=cfg.conductor.options)
-            _note_prices(cfg, "conductor", value, source)
         elif key in SECTIONS:
             fill(getattr(cfg, key), value, key)
         elif key == "workers":
@@ -71,7 +117,6 @@ def _merge(cfg: Config, data: dict[str, Any], source: str) -> None:
                 worker = cfg.workers.get(name) or WorkerConfig()
                 fill(worker, wdata, f"workers.{name}", rest=worker.options)
                 cfg.workers[name] = worker
-                _note_prices(cfg, name, wdata, source)
         else:
             raise ConfigError(f"unknown key {key!r} (known: {', '.join([*SECTIONS, 'workers'])})")
 
@@ -96,27 +141,37 @@ def _writes_inside(root: Path, data: dict[str, Any]) -> None:
             )
 
 
-def _commands_if_trusted(cfg: Config, data: dict[str, Any], source: str) -> None:
+def _commands_if_trusted(
+    root: Path, data: dict[str, Any], source: str
+) -> tuple[dict[str, Any], list[str]]:
     """A command a workspace file sets (``api_key_cmd``) runs only in a workspace the
-    user trusts (``conductor-lsp trust``); otherwise it is dropped, and ``doctor`` says
-    so (``cfg.untrusted``)."""
+    user trusts (``conductor-lsp trust``); otherwise the layer goes on without it, and
+    ``doctor`` says so (``Config.untrusted``)."""
     tables = [("conductor", data.get("conductor"))]
     workers = data.get("workers")
     if isinstance(workers, dict):
         tables += [(f"workers.{n}", w) for n, w in workers.items()]
     commands = [key for key, t in tables if isinstance(t, dict) and t.get("api_key_cmd")]
-    if not commands or is_trusted(cfg.root):  # the trust list is read only when needed
-        return
+    if not commands or is_trusted(root):  # the trust list is read only when needed
+        return data, []
+    out = copy.deepcopy(data)
     for key in commands:
-        end = cfg.conductor if key == "conductor" else cfg.workers[key.split(".", 1)[1]]
-        end.api_key_cmd = ""
-        cfg.untrusted.append(f"{key}.api_key_cmd (in {source})")
+        table = out["conductor"] if key == "conductor" else out["workers"][key.split(".", 1)[1]]
+        table["api_key_cmd"] = ""
+    return out, [f"{key}.api_key_cmd (in {source})" for key in commands]
 
 
-def _note_prices(cfg: Config, name: str, data: Any, source: str) -> None:
-    """A price written in a layer wins over any looked up (see ``configure.prices``)."""
-    if isinstance(data, dict) and {"price_in", "price_out"} & data.keys():
-        cfg.prices[name] = PriceOrigin(PriceSource.WRITTEN, source)
+def _written_prices(data: dict[str, Any], source: str) -> dict[str, PriceOrigin]:
+    """The ends whose price this layer writes: it wins over any looked up."""
+    ends = [("conductor", data.get("conductor"))]
+    workers = data.get("workers")
+    if isinstance(workers, dict):
+        ends += list(workers.items())
+    return {
+        name: PriceOrigin(PriceSource.WRITTEN, source)
+        for name, end in ends
+        if isinstance(end, dict) and {"price_in", "price_out"} & end.keys()
+    }
 
 
 def validate(cfg: Config) -> None:
@@ -166,25 +221,22 @@ def load_config(
 ) -> Config:
     """Load the layered configuration for a workspace; see the module docstring."""
     root = (root or Path.cwd()).resolve()
-    cfg = Config(root=root)
+    layers: list[Layer] = []
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         tool = read_toml(pyproject).get("tool", {})
         section = tool.get("conductor-lsp") if isinstance(tool, dict) else None
         if section is not None:
-            merge(cfg, section, f"{pyproject} [tool.conductor-lsp]", workspace_file=True)
+            layers.append(Layer(section, f"{pyproject} [tool.conductor-lsp]", True))
     file = config_file or (root / "conductor.toml")
     if config_file is not None and not config_file.is_file():
         raise ConfigError(f"config file {config_file} does not exist")
     if file.is_file():
         inside = file.resolve().is_relative_to(root)
-        merge(cfg, read_toml(file), str(file), workspace_file=inside)
+        layers.append(Layer(read_toml(file), str(file), inside))
     if overrides:
-        merge(cfg, overrides, "overrides")
-    apply_defaults(cfg, os.environ if env is None else env)
-    apply_prices(cfg)
-    validate(cfg)
-    return cfg
+        layers.append(Layer(overrides, "overrides"))
+    return build_config(root, layers, env)
 
 
 def derive(
@@ -195,18 +247,28 @@ def derive(
     env: typing.Mapping[str, str] | None = None,
 ) -> Config:
     """``base`` (loaded once; None: the built-in defaults) for another workspace ``root`` and
-    with one more layer (a strategy, a task's test command), reading no file again. The
-    layer is checked like any other; a ``workers`` table in it is the whole pool."""
-    cfg = copy.deepcopy(base) if base is not None else Config()
-    cfg.root = root.resolve()
+    with one more layer (a strategy, a task's test command), reading no file again: a new
+    configuration built from ``base``'s values and the layer, checked like any other; a
+    ``workers`` table in it is the whole pool."""
+    if base is None:
+        return build_config(root.resolve(), [Layer(dict(layer), "overrides")], env)
+    values = _values(base)
     if "workers" in layer:
-        cfg.workers = {}
-        cfg.prices = {k: v for k, v in cfg.prices.items() if k == "conductor"}
-    merge(cfg, dict(layer), "overrides")
-    apply_defaults(cfg, os.environ if env is None else env)
-    apply_prices(cfg)
-    validate(cfg)
-    return cfg
+        del values["workers"]
+        base = dataclasses.replace(
+            base, prices={k: v for k, v in base.prices.items() if k == "conductor"}
+        )
+    layers = [Layer(values, "base"), Layer(dict(layer), "overrides")]
+    built = build_config(root.resolve(), layers, env, before=base)
+    built.sources.remove("base")
+    return built
+
+
+def _values(cfg: Config) -> dict[str, Any]:
+    """A configuration's values as a layer (each section's fields, its options among them)."""
+    out = {name: dataclasses.asdict(getattr(cfg, name)) for name in SECTIONS}
+    out["workers"] = {n: dataclasses.asdict(w) for n, w in cfg.workers.items()}
+    return out
 
 
 def describe_keys() -> list[tuple[str, str, str]]:
@@ -245,11 +307,12 @@ def _rows(section: str, cls: type, docs: dict[str, str]) -> list[tuple[str, str,
 
 
 __all__ = [
+    "Layer",
+    "build_config",
     "derive",
     "describe_keys",
     "layered",
     "load_config",
-    "merge",
     "read_toml",
     "validate",
 ]

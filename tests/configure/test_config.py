@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -137,6 +138,7 @@ def test_a_configuration_is_read_once_and_varied(tmp_path: Path) -> None:
         'model = "big"\nbase_url = "http://127.0.0.1:1/v1"\nstrength = 2\n',
     )
     base = load_config(tmp_path, cfg_file)
+    before = copy.deepcopy(base)
     cfg_file.unlink()  # nothing is read again
     task = tmp_path / "task"
     task.mkdir()
@@ -154,3 +156,7 @@ def test_a_configuration_is_read_once_and_varied(tmp_path: Path) -> None:
     assert set(pool.workers) == {"q"}  # a layer's workers table is the whole pool
     with pytest.raises(ConfigError, match=r"unknown key conductor\.nope"):
         derive(base, {"conductor": {"nope": 1}}, root=task)
+    # Built fresh: the base is what it was, nothing is shared, and where things came
+    # from carries over with the new layer after it.
+    assert base == before and cfg.workers["big"] is not base.workers["big"]
+    assert cfg.sources == [*base.sources, "overrides"] and "big" not in pool.prices
