@@ -89,9 +89,45 @@ async def test_a_walled_run_still_ends_at_its_timeout(tmp_path: Path) -> None:
     assert run.timed_out and "started" in run.output
 
 
+#: A test that looks for a process outside its run, and leaves one behind.
+PEEK = """
+import os, subprocess, sys
+pid = int(sys.argv[1])
+print("SEEN" if os.path.exists(f"/proc/{pid}") else "UNSEEN")
+try:
+    os.kill(pid, 0)
+    print("SIGNALLED")
+except ProcessLookupError:
+    print("UNREACHABLE")
+subprocess.Popen(["sleep", "613"], start_new_session=True)
+"""
+
+
+@needs_walls
+async def test_a_walled_run_has_a_process_table_of_its_own(tmp_path: Path) -> None:
+    """The user's other processes (here a stand-in) are neither visible nor signalled,
+    and a process the tests left behind, outside their group, ends with the run."""
+    import subprocess
+
+    (tmp_path / "peek.py").write_text(PEEK)
+    user = subprocess.Popen(["sleep", "613"])
+    try:
+        run = await run_tests(f"{PY} peek.py {user.pid}", tmp_path, WAIT, confine=Confinement())
+        assert run.passed, run.output
+        assert "UNREACHABLE" in run.output and user.poll() is None
+        if WALLED.own_processes:
+            assert "UNSEEN" in run.output
+        left = subprocess.run(["pgrep", "-f", "^sleep 613$"], capture_output=True, text=True)
+        assert left.stdout.split() == [str(user.pid)]  # only the user's own
+    finally:
+        user.kill()
+        user.wait()
+
+
 def test_walls_that_cannot_be_built_say_why(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["/nowhere"]) == FAILED  # no command
     assert "usage" in capsys.readouterr().err
     off = Walls(False, "user namespaces are off")
     assert "not walled off (user namespaces are off)" in off.describe()
     assert "no network" in Walls(True).describe()
+    assert "a process table of their own" in Walls(True, own_processes=True).describe()
