@@ -93,3 +93,20 @@ def _weights_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ.pop("CONDUCTOR_LSP_CACHE", None)
     else:
         os.environ["CONDUCTOR_LSP_CACHE"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _trusted_test_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The workspaces tests build under their temporary folders are the user's own: the
+    folder holding them all is trusted, in a trust list of this run (never the user's),
+    so their `[test] command` runs. The trust tests set a list of their own."""
+    from conductor_lsp.configure.trust import set_trusted
+
+    old = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    set_trusted(tmp_path_factory.getbasetemp())
+    yield
+    if old is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = old

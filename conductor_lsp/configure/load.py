@@ -144,21 +144,28 @@ def _writes_inside(root: Path, data: dict[str, Any]) -> None:
 def _commands_if_trusted(
     root: Path, data: dict[str, Any], source: str
 ) -> tuple[dict[str, Any], list[str]]:
-    """A command a workspace file sets (``api_key_cmd``) runs only in a workspace the
-    user trusts (``conductor-lsp trust``); otherwise the layer goes on without it, and
-    ``doctor`` says so (``Config.untrusted``)."""
-    tables = [("conductor", data.get("conductor"))]
+    """A command a workspace file sets (``api_key_cmd``, ``[test] command``) runs only in
+    a workspace the user trusts (``conductor-lsp trust``); otherwise the layer goes on
+    without it (the test command found by looking, if any, runs instead), and ``doctor``
+    and ``fix`` say so (``Config.untrusted``)."""
+    tables = [("conductor", data.get("conductor")), ("test", data.get("test"))]
     workers = data.get("workers")
     if isinstance(workers, dict):
         tables += [(f"workers.{n}", w) for n, w in workers.items()]
-    commands = [key for key, t in tables if isinstance(t, dict) and t.get("api_key_cmd")]
+    commands = [
+        (name, key)
+        for name, t in tables
+        if isinstance(t, dict)
+        for key in (("command",) if name == "test" else ("api_key_cmd",))
+        if t.get(key)
+    ]
     if not commands or is_trusted(root):  # the trust list is read only when needed
         return data, []
     out = copy.deepcopy(data)
-    for key in commands:
-        table = out["conductor"] if key == "conductor" else out["workers"][key.split(".", 1)[1]]
-        table["api_key_cmd"] = ""
-    return out, [f"{key}.api_key_cmd (in {source})" for key in commands]
+    for name, key in commands:
+        table = out["workers"][name.split(".", 1)[1]] if "." in name else out[name]
+        table[key] = ""
+    return out, [f"{name}.{key} (in {source})" for name, key in commands]
 
 
 def _written_prices(data: dict[str, Any], source: str) -> dict[str, PriceOrigin]:

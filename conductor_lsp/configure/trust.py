@@ -1,6 +1,7 @@
 """Which workspaces the user trusts to run commands from their own configuration (an
-``api_key_cmd`` in a cloned repository's ``conductor.toml`` would otherwise run on the
-first ``plan``, as direnv and VS Code's workspace trust guard against). The list lives
+``api_key_cmd`` or ``[test] command`` in a cloned repository's ``conductor.toml`` would
+otherwise run on the first ``plan`` or ``fix``, as direnv and VS Code's workspace trust
+guard against). The list lives
 in the user's state (``$XDG_STATE_HOME/conductor-lsp/trusted.json``), never in a
 workspace."""
 
@@ -27,7 +28,10 @@ def trusted_paths() -> list[Path]:
 
 
 def is_trusted(root: Path) -> bool:
-    return root.resolve() in trusted_paths()
+    """Whether ``root`` or a folder it is in was trusted (trusting a folder of projects
+    trusts each of them, as VS Code's parent-folder trust does)."""
+    root = root.resolve()
+    return any(root.is_relative_to(p) for p in trusted_paths())
 
 
 def set_trusted(root: Path, trusted: bool = True) -> list[Path]:

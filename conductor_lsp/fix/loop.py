@@ -39,6 +39,16 @@ from .stops import FixOutcome, GaveUp, Green, Stop, Stuck
 from .verify import Verifier
 
 
+def _no_test_command(untrusted: list[str]) -> str:
+    withheld = [u for u in untrusted if u.startswith("test.command ")]
+    if withheld:
+        return (
+            f"the workspace's test command was not run: it is not trusted ({withheld[0]}); "
+            "trust it with `conductor-lsp trust PATH`, or pass --test"
+        )
+    return "no test command: set [test] command or pass --test"
+
+
 class FixLoop:
     def __init__(
         self,
@@ -54,7 +64,7 @@ class FixLoop:
         says whether the user is editing a file right now (an unsaved buffer); ``review``
         shows the final fix's hunks to the user, and only those accepted are written."""
         if not session.config.test.command:
-            raise ConfigError("no test command: set [test] command or pass --test")
+            raise ConfigError(_no_test_command(session.config.untrusted))
         self.session = session
         self.root = session.config.root
         self.instruction = instruction

@@ -66,3 +66,30 @@ def test_the_users_own_file_elsewhere_is_not_held_back(
     cfg = load_config(ws, mine, env={})
     assert cfg.workers["w"].api_key_cmd == "pass show openai" and not cfg.untrusted
     assert cfg.trace.dir == "/tmp/my-traces"
+
+
+def test_an_untrusted_workspaces_test_command_does_not_run_and_a_trusted_folder_lets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[test] command`` is a command the workspace's file sets: held back like
+    ``api_key_cmd``; ``fix`` says why and how. Trusting a folder trusts what is in it."""
+    state = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    monkeypatch.setenv("XDG_STATE_HOME", state["XDG_STATE_HOME"])
+    marker = tmp_path / "tests-ran.txt"
+    ws = tmp_path / "clones" / "repo"
+    ws.mkdir(parents=True)
+    cmd = f"{sys.executable} -c \"open({str(marker)!r}, 'w').write('ran')\""
+    (ws / "conductor.toml").write_text(f"[test]\ncommand = {json.dumps(cmd)}\n")
+    cfg = load_config(ws, env={})
+    assert cfg.test.command == ""
+    assert cfg.untrusted == [f"test.command (in {ws / 'conductor.toml'})"]
+    out = cli("fix", str(ws), env=state)
+    assert out.returncode != 0 and not marker.exists()
+    assert "not trusted" in out.stdout + out.stderr and "conductor-lsp trust" in out.stderr
+    assert "Traceback" not in out.stderr
+
+    assert cli("trust", str(tmp_path / "clones"), env=state).returncode == 0
+    assert load_config(ws, env={}).test.command == cmd
+    out = cli("fix", str(ws), env=state)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert marker.read_text() == "ran"
