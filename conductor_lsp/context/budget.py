@@ -10,9 +10,11 @@ and a paid API bills it. What gives way, least needed first:
 3. the test output: the first failure's traceback and assertion are kept, the list of
    failures keeps one line per kind of failure ("and 23 more like this");
 4. earlier steps' answers, to their head and tail;
-5. the files, shown in part (``context.window``: the definitions the failures point at);
+5. the files, shown in part (``context.window``: the definitions the failures point at,
+   read from every failure's traceback, not only the one the cut test output keeps);
 6. whole files: the tests (the traceback quotes the failing one), then the code files
-   furthest from the failures;
+   the failures do not reach (no traceback through them, nothing the failing tests
+   call), the last found first;
 7. then the previous attempt and the map entirely, and the test output to its list.
 
 What was cut is said in the prompt. When even that does not fit, ``WindowError``: the
@@ -26,8 +28,9 @@ import re
 from collections.abc import Callable, Mapping
 
 from ..errors import ConductorError
-from ..task import Task
-from .window import CHARS_PER_TOKEN, fit_task
+from ..task import FileContext, Task
+from .focus import CALLED, focus
+from .window import CHARS_PER_TOKEN, definitions, fit_task
 
 #: Characters kept for the words that say what was cut.
 NOTE_ROOM = 600
@@ -131,13 +134,16 @@ def _steps_ends(state: Fitted, size: Size, limit: int) -> Fitted:
     return _note(state, state.task, steps, "earlier steps' answers, in their middle")
 
 
-def _in_part(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Task:
-    """``task`` with its files shown in part so that the whole request is within ``limit``."""
-    return fit_task(task, max(len(task.render()) - (size(task, steps) - limit), 1))
+def _in_part(state: Fitted, task: Task, size: Size, limit: int) -> Task:
+    """``task`` with its files shown in part so that the whole request is within ``limit``;
+    what to show is read from the task as it came (every failure's traceback, where the
+    shown test output keeps the first one's)."""
+    room = max(len(task.render()) - (size(task, state.steps) - limit), 1)
+    return fit_task(task, room, focus(state.origin or state.task))
 
 
 def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
-    fitted = _in_part(state.task, state.steps, size, limit)
+    fitted = _in_part(state, state.task, size, limit)
     parts = [f.path for f in fitted.files if f.partial]
     what = f"parts of {', '.join(parts)} (marked '# ... not shown')" if parts else ""
     return _note(state, fitted, state.steps, what) if parts else state
@@ -145,25 +151,39 @@ def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
 
 def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
     """Whole files left out, the least needed first: the tests (the failure's traceback
-    already quotes the failing test), then the code files last found (furthest from the
-    failures); the rest fitted again."""
+    already quotes the failing test), then the code files the failures do not reach (no
+    traceback line in them, no definition the failing tests call), the last found first;
+    the rest fitted again."""
     whole = {f.path: f for f in (state.origin or state.task).files}
     files = [whole[f.path] for f in state.task.files]  # whole again, to be refitted
+    need = _needed(state)
     left_out: list[str] = []
     task = state.task
     while len(files) > 1:
         tests = [f for f in files if not f.editable]
-        drop = tests[-1] if tests else files[-1]
+        drop = min(reversed(tests or files), key=need)  # among equals, the last found
         files.remove(drop)
         left_out.append(drop.path)
-        task = _in_part(
-            dataclasses.replace(state.task, files=tuple(files)), state.steps, size, limit
-        )
+        task = _in_part(state, dataclasses.replace(state.task, files=tuple(files)), size, limit)
         if size(task, state.steps) <= limit:
             break
     if not left_out:
         return state
     return _note(state, task, state.steps, f"the files {', '.join(reversed(left_out))}")
+
+
+def _needed(state: Fitted) -> Callable[[FileContext], int]:
+    """How much a file is needed: 2 when a traceback goes through it, 1 when it defines a
+    name the failing tests call (or their classes set up), else 0."""
+    seen = focus(state.origin or state.task)
+    called = {name for name, why in seen.names if why == CALLED}
+
+    def need(f: FileContext) -> int:
+        if seen.lines_in(f.path):
+            return 2
+        return int(any(d.name in called for d in definitions(f.text)))
+
+    return need
 
 
 def _last_resort(state: Fitted, size: Size, limit: int) -> Fitted:

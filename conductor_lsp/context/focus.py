@@ -106,7 +106,8 @@ def _name(node: ast.AST) -> str:
 
 
 #: What the syntax a test uses calls: ``c[k] = v`` is ``__setitem__``, ``len(c)`` is
-#: ``__len__``: a bug there is reached by no name the test writes.
+#: ``__len__``, a class it defines calls its attributes' ``__set_name__``: a bug there is
+#: reached by no name the test writes.
 _SPECIAL = {
     "len": "__len__", "iter": "__iter__", "list": "__iter__", "sorted": "__iter__",
     "hash": "__hash__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
@@ -126,6 +127,8 @@ def _called(node: ast.AST) -> list[str]:
         return ["__contains__"]
     if isinstance(node, ast.For | ast.comprehension):
         return ["__iter__"]
+    if isinstance(node, ast.ClassDef):  # its body's descriptors are told their names
+        return ["__set_name__", "__init_subclass__"]
     return []
 
 

@@ -16,27 +16,31 @@ import dataclasses
 from collections.abc import Iterable
 
 from ..task import Task
-from .focus import IN_TRACEBACK, focus
+from .focus import IN_TRACEBACK, Focus, focus
 
 #: A conservative guess of characters per token for code and prose (tokenizers give 3.5-4).
 CHARS_PER_TOKEN = 3.0
 #: Lines of a file's head (imports, constants) kept when it is shown in part.
 HEAD_LINES = 30
+#: Functions shown because they call one a traceback goes through, at most, per file.
+CALLERS = 2
 #: Lines either side of a pointed-at line outside any definition.
 AROUND = 12
 #: Tokens of a window kept spare: the chat template's markers, and the estimate's error.
 WINDOW_SPARE = 64
 
 
-def fit_task(task: Task, limit: int) -> Task:
+def fit_task(task: Task, limit: int, seen: Focus | None = None) -> Task:
     """``task`` with its files shown in part until it renders in ``limit`` characters
     (0, or a task that fits: unchanged). The files share what the rest leaves: a file
     under its share is shown whole and leaves the remainder to the bigger ones. A file
-    shown in part says which definitions were chosen, and why (``context.focus``)."""
+    shown in part says which definitions were chosen, and why (``context.focus``; by
+    default read from ``task``; ``seen``: from the task before its test output was cut,
+    so every failure's traceback still points at the code it went through)."""
     whole = len(task.render())
     if limit <= 0 or whole <= limit:
         return task
-    seen = focus(task)
+    seen = seen or focus(task)
     files = list(task.files)
     left = limit - (whole - sum(len(f.text) for f in files))
     order = sorted(range(len(files)), key=lambda k: len(files[k].text))
@@ -60,6 +64,8 @@ class _Def:
     end: int
     parents: tuple[int, ...]  # the enclosing definitions' header lines
     kind: str = "def"  # or "class"
+    #: The names a function calls (``f(...)``, ``obj.f(...)``), nested functions' too.
+    calls: frozenset[str] = frozenset()
 
 
 def definitions(text: str) -> list[_Def]:
@@ -75,7 +81,9 @@ def definitions(text: str) -> list[_Def]:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 start = min([d.lineno for d in child.decorator_list] + [child.lineno])
                 kind = "class" if isinstance(child, ast.ClassDef) else "def"
-                out.append(_Def(child.name, start, child.end_lineno or start, parents, kind))
+                calls = frozenset() if kind == "class" else _calls(child)
+                end = child.end_lineno or start
+                out.append(_Def(child.name, start, end, parents, kind, calls))
                 walk(child, (*parents, child.lineno))
             else:
                 walk(child, parents)
@@ -84,12 +92,40 @@ def definitions(text: str) -> list[_Def]:
     return out
 
 
+def _calls(node: ast.AST) -> frozenset[str]:
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            out.add(f.id if isinstance(f, ast.Name) else getattr(f, "attr", ""))
+    return frozenset(out - {""})
+
+
+def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int, None, str]]:
+    """The functions that call a definition the traceback's ``line`` is in (the one that
+    built the failing wrapper, or chose it): the failure is where the code ran, the bug
+    may be where it was chosen. ``seen``: callers already taken (at most ``CALLERS``)."""
+    through = {d.name for d in defs if d.start <= line <= d.end}
+    out = []
+    for d in defs:
+        called = sorted(d.calls & through)
+        if d.kind != "def" or not called or d.name in through or d.name in seen:
+            continue
+        if len(seen) >= CALLERS:
+            break
+        seen.add(d.name)
+        out.append((d.start, d.end, None, f"{d.name} (calls {called[0]}, in the traceback)"))
+    return out
+
+
 def _wanted(
     defs: list[_Def], points: list[int], names: list[tuple[str, str]]
 ) -> Iterable[tuple[int, int, tuple[int, int] | None, str]]:
     """Line spans in the order they matter, each with a smaller one to take when it does
     not fit and what to say of it: each pointed-at line's innermost definition (else the
-    lines around it), then each named definition, then the file's head."""
+    lines around it) and the functions that call it, then each named definition, then
+    the file's head."""
+    callers: set[str] = set()
     for line in points:
         around = (max(line - AROUND, 1), line + AROUND)
         inner = [d for d in defs if d.start <= line <= d.end]
@@ -99,6 +135,7 @@ def _wanted(
         d = max(inner, key=lambda d: d.start)
         yield from ((p, p, None, "") for p in d.parents)
         yield d.start, d.end, around, f"{d.name} ({IN_TRACEBACK}, line {line})"
+        yield from _callers(defs, line, callers)
     by_name: dict[str, list[_Def]] = {}
     for d in defs:
         by_name.setdefault(d.name, []).append(d)

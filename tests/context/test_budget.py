@@ -126,3 +126,52 @@ def test_a_counted_window_fits_by_the_count_not_the_estimate() -> None:
     counted = fit_window(task, {}, size, room, tokens)
     assert tokens(counted.task, counted.steps) <= room and counted.task.files[0].partial
     assert "return x + 5" in counted.task.files[0].text  # the function the failure names
+
+
+def test_the_shown_code_follows_every_failures_traceback_not_only_the_one_kept() -> None:
+    """The test output is cut to its first failure's traceback before the files are cut;
+    what the files show is still chosen from all of it: here only the second failure's
+    traceback goes through the library, at ``f150``."""
+    code = big_file()
+    line = code.splitlines().index("    return x + 150") + 1
+    first = "____ test_a ____\n>       assert 1 == 2\nE       AssertionError\n\ntest_v.py:3: E\n"
+    second = (
+        "____ test_b ____\n>       g()\n\n"
+        f"lib.py:{line}: in f150\n    return x + 150\nE       TypeError: boom\n"
+    )
+    output = first + "x = 1\n" * 300 + second
+    task = Task(
+        "Fix it.",
+        (FileContext("lib.py", code), FileContext("test_v.py", "x = 1\n" * 50, editable=False)),
+        test_failures="$ python -m pytest -q\nFAILED (exit 1)\n- test_v.py::test_a at test_v.py:3: "
+        "AssertionError\n- test_v.py::test_b at test_v.py:9: TypeError: boom\n" + output,
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, 1500)
+    lib = next(f for f in fitted.task.files if f.path == "lib.py")
+    assert "lib.py:" not in fitted.task.test_failures.split("____ test_a")[-1][:400]
+    assert lib.partial and "return x + 150" in lib.text
+    assert f"f150 (in the traceback, line {line})" in lib.why
+
+
+def test_of_the_code_files_those_the_failures_reach_are_kept_longest() -> None:
+    """Left out first: a test file, then a code file nothing failing reaches, found last
+    or not; kept: the one defining what the failing test calls."""
+    called = "def target(x):\n    return x  # TARGET_BODY\n" + big_file(200)
+    tests = "from lib import target\n\n\ndef test_t():\n    assert target(1) == 2\n"
+    task = Task(
+        "Fix it.",
+        (
+            FileContext("other.py", big_file(200)),
+            FileContext("lib.py", called),
+            FileContext("unrelated.py", big_file(200)),
+            FileContext("test_t.py", tests, editable=False),
+        ),
+        test_failures="$ pytest\nFAILED (exit 1)\n- test_t.py::test_t at test_t.py:5: assert\n",
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, 500)
+    kept = [f.path for f in fitted.task.files]
+    assert kept == ["lib.py"] and "TARGET_BODY" in fitted.task.files[0].text

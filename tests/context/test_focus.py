@@ -79,3 +79,42 @@ def test_with_nothing_pointed_at_the_head_is_what_is_shown() -> None:
     task = Task("Tidy up.", (FileContext("version.py", module("")),))
     f = shown(task, "version.py")
     assert f.partial and "p0" in f.text and f.why == "the file's head"
+
+
+#: A factory that builds a wrapper, and the function that chose the factory: the
+#: traceback runs through the wrapper; the bug is in the choice.
+FACTORY = (
+    "\n\ndef _locked(func, lock):\n    def wrapper(*args):\n"
+    "        with lock:  # WRAPPER_BODY\n            return func(*args)\n    return wrapper\n"
+    "\n\ndef _choose(func, lock=None):\n"
+    "    if lock is None:  # CHOOSER_BODY\n        return _locked(func, lock)\n"
+    "    return func\n"
+)
+
+
+def test_the_function_that_calls_one_in_the_traceback_is_shown_too() -> None:
+    text = module(FACTORY)
+    line = text.splitlines().index("        with lock:  # WRAPPER_BODY") + 1
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_w.py::test_lock at test_w.py:3: TypeError\n"
+        f'  File "w.py", line {line}, in wrapper\n'
+    )
+    task = Task("Fix it.", (FileContext("w.py", text),), test_failures=failures)
+    f = shown(task, "w.py")
+    assert "WRAPPER_BODY" in f.text and "CHOOSER_BODY" in f.text
+    assert "_choose (calls _locked, in the traceback)" in f.why
+
+
+def test_a_class_the_failing_test_defines_brings_in_set_name() -> None:
+    """A descriptor is told its name when a class body holds it: no name the test
+    writes reaches ``__set_name__``."""
+    tests = (
+        "from d import cached\n\n\ndef test_names():\n    class C:\n"
+        "        @cached\n        def a(self):\n            return 1\n\n"
+        "    assert C().a == 1\n"
+    )
+    failures = "$ pytest\nFAILED (exit 1)\n- test_d.py::test_names at test_d.py:9: assert\n"
+    task = Task(
+        "Fix it.", (FileContext("test_d.py", tests, editable=False),), test_failures=failures
+    )
+    assert ("__set_name__", CALLED) in focus(task).names
