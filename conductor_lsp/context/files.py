@@ -11,10 +11,13 @@ from pathlib import Path, PurePosixPath
 from ..edits.paths import check_path
 from ..edits.workspace import read_text
 from ..errors import EditError
-from ..task import MAX_FILE_CHARS, FileContext
+from ..task import FileContext
 from ..testrun import TestRun
 
 MAX_CONTEXT_FILES = 8
+#: Files past this are not shown at all (generated data, not code to read); those past
+#: ``task.MAX_FILE_CHARS`` are shown in part (``context.window.cap_files``).
+MAX_READ_CHARS = 1_000_000
 #: Test files shown before the code they import: failures spread over many test files
 #: (a suite that runs one mixin's tests for every class) must not crowd the code out.
 MAX_TEST_FILES = 3
@@ -99,7 +102,7 @@ def context_files(root: Path, run: TestRun, deny: list[str], extra: list[str]) -
             disk = read_text(check_path(root, rel, deny))
         except EditError:
             continue  # refused paths are never shown to models either
-        if disk is not None and len(disk.text) <= MAX_FILE_CHARS:
+        if disk is not None and len(disk.text) <= MAX_READ_CHARS:
             editable = rel not in read_only and not is_test_path(rel)
             shown = FileContext(rel, disk.text, editable=editable)
             tests = sum(1 for f in out if not f.editable)

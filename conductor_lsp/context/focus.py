@@ -110,6 +110,9 @@ def _name(node: ast.AST) -> str:
 #: reached by no name the test writes.
 _SPECIAL = {
     "len": "__len__", "iter": "__iter__", "list": "__iter__", "sorted": "__iter__",
+    "set": "__iter__", "frozenset": "__iter__", "tuple": "__iter__", "dict": "__iter__",
+    "enumerate": "__iter__", "zip": "__iter__", "sum": "__iter__", "min": "__iter__",
+    "max": "__iter__", "any": "__iter__", "all": "__iter__", "reversed": "__reversed__",
     "hash": "__hash__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
 }  # fmt: skip
 _CONTEXT = {ast.Store: "__setitem__", ast.Load: "__getitem__", ast.Del: "__delitem__"}

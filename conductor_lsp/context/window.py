@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import sys
 from collections.abc import Iterable
 
-from ..task import Task
+from ..task import MAX_FILE_CHARS, FileContext, Task
 from .focus import IN_TRACEBACK, Focus, focus
 
 #: A conservative guess of characters per token for code and prose (tokenizers give 3.5-4).
@@ -37,7 +38,7 @@ def fit_task(task: Task, limit: int, seen: Focus | None = None) -> Task:
     shown in part says which definitions were chosen, and why (``context.focus``; by
     default read from ``task``; ``seen``: from the task before its test output was cut,
     so every failure's traceback still points at the code it went through)."""
-    whole = len(task.render())
+    whole = len(task.render(max_file_chars=sys.maxsize))  # what the files' text takes, all of it
     if limit <= 0 or whole <= limit:
         return task
     seen = seen or focus(task)
@@ -47,14 +48,35 @@ def fit_task(task: Task, limit: int, seen: Focus | None = None) -> Task:
     for n, i in enumerate(order):
         f, share = files[i], max(left // (len(order) - n), 0)
         if len(f.text) > share:
-            defs = definitions(f.text)
-            names = seen.names_for(d.name for d in defs)
-            shown, chosen = _excerpt(f.text, defs, seen.lines_in(f.path), names, share)
-            if shown:
-                why = "; ".join(chosen) or "the file's head"
-                files[i] = dataclasses.replace(f, text=shown, partial=True, why=why)
+            files[i] = _in_part(f, seen, share)
         left -= len(files[i].text)
     return dataclasses.replace(task, files=tuple(files))
+
+
+def cap_files(task: Task, most: int = MAX_FILE_CHARS, seen: Focus | None = None) -> Task:
+    """``task`` with each file longer than ``most`` characters shown in part, the parts
+    the failures point at (as ``fit_task`` chooses them), whatever the window: no request
+    shows more of one file than that (a file past it used to be left out whole, and the
+    bug in it never shown). ``seen``: as for ``fit_task``."""
+    big = [i for i, f in enumerate(task.files) if len(f.text) > most and not f.partial]
+    if not big:
+        return task
+    seen = seen or focus(task)
+    files = list(task.files)
+    for i in big:
+        files[i] = _in_part(files[i], seen, most)
+    return dataclasses.replace(task, files=tuple(files))
+
+
+def _in_part(f: FileContext, seen: Focus, budget: int) -> FileContext:
+    """``f`` shown in about ``budget`` characters, saying which definitions and why."""
+    defs = definitions(f.text)
+    names = seen.names_for(d.name for d in defs)
+    shown, chosen = _excerpt(f.text, defs, seen.lines_in(f.path), names, budget)
+    if not shown:
+        return f
+    why = "; ".join(chosen) or "the file's head"
+    return dataclasses.replace(f, text=shown, partial=True, why=why)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,16 +192,22 @@ def _excerpt(
     keep: set[int] = set()
     chosen: list[str] = []
     used = 0
-    for a, b, smaller, why in _wanted(defs, points, names):
+    wanted = list(_wanted(defs, points, names))
+    for a, b, smaller, why in wanted:
         for lo, hi in (a, b), *([smaller] if smaller else []):
             span = [n for n in range(max(lo, 1), min(hi, len(lines)) + 1) if n not in keep]
             cost = sum(len(lines[n - 1]) + 1 for n in span) + 80
-            if used + cost <= budget or not keep:
+            if used + cost <= budget:
                 keep.update(span)
                 used += cost
                 if why and span and why not in chosen:
                     chosen.append(why)
                 break
+    if not keep and wanted:  # nothing fits: the most telling, at its smallest
+        a, b, smaller, why = wanted[0]
+        lo, hi = smaller or (a, b)
+        keep.update(range(max(lo, 1), min(hi, len(lines)) + 1))
+        chosen += [why] if why else []
     if len(keep) >= len(lines):
         return None, chosen
     return _render(lines, keep, defs), chosen

@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from ..context.budget import WindowError, fit_window
-from ..context.window import WINDOW_SPARE
+from ..context.focus import focus
+from ..context.window import WINDOW_SPARE, cap_files
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
 from ..protocols import WorkerRequest, WorkerResponse
@@ -226,7 +227,9 @@ class Engine:
         temperature = self.sample_temperature if sample else None
         worker = self.pool[plan.steps[i].worker].config
         if not worker.context:
-            return build_request(task, plan, i, results, temperature)
+            capped = cap_files(task)
+            results[i].partial = tuple(f.path for f in capped.files if f.partial)
+            return build_request(capped, plan, i, results, temperature)
 
         def request(t: Task, seen: Mapping[int, str]) -> WorkerRequest:
             return build_request(t, plan, i, results, temperature, seen=seen)
@@ -244,8 +247,9 @@ class Engine:
         steps = {j: results[j].text for j in plan.steps[i].dependencies(i)}
         room = worker.context - worker.max_tokens - WINDOW_SPARE
         fitted = fit_window(task, steps, size, room, tokens)
-        results[i].partial = tuple(f.path for f in fitted.task.files if f.partial)
-        return build_request(fitted.task, plan, i, results, temperature, seen=fitted.steps)
+        shown = cap_files(fitted.task, seen=focus(task))  # what a big window left whole
+        results[i].partial = tuple(f.path for f in shown.files if f.partial)
+        return build_request(shown, plan, i, results, temperature, seen=fitted.steps)
 
     async def _call(
         self,

@@ -175,3 +175,25 @@ def test_of_the_code_files_those_the_failures_reach_are_kept_longest() -> None:
     fitted = fit_window(task, {}, size, 500)
     kept = [f.path for f in fitted.task.files]
     assert kept == ["lib.py"] and "TARGET_BODY" in fitted.task.files[0].text
+
+
+def test_a_file_past_the_render_cap_still_fits_a_small_window() -> None:
+    """A file longer than ``MAX_FILE_CHARS``, rendered cut at it, was mis-measured: its
+    share came out bigger than the window and the request could not be sent."""
+    from conductor_lsp.task import MAX_FILE_CHARS
+
+    code = big_file(2500) + "def wanted(x):\n    return x - 1  # THE_BUG\n" + big_file(500)
+    assert len(code) > MAX_FILE_CHARS
+    line = code.splitlines().index("    return x - 1  # THE_BUG") + 1
+    task = Task(
+        "Fix it.",
+        (FileContext("lib.py", code),),
+        test_failures=f"$ pytest\nFAILED (exit 1)\n- t.py::test_w at t.py:3: E\n"
+        f'  File "lib.py", line {line}, in wanted\n'
+        + " ".join(f"f{i}" for i in range(0, 2500, 5)),  # many names: a share to fill
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)
+    assert size(fitted.task, {}) <= (CONTEXT - MAX_TOKENS - WINDOW_SPARE) * CHARS_PER_TOKEN
+    assert "THE_BUG" in fitted.task.files[0].text

@@ -93,3 +93,34 @@ def test_tests_that_hang_still_show_the_test_file_and_the_code_it_imports(
     # a runner script the command names is shown, and never to be changed
     (root / "check.py").write_text("import sys\nsys.exit(1)\n")
     assert shown_after(root, "check.py", 30)[1] == {"check.py": False}
+
+
+def test_a_file_too_big_to_show_whole_is_shown_in_part_where_the_failure_points(
+    tmp_path: Path,
+) -> None:
+    """A module past ``MAX_FILE_CHARS`` was left out of the task whole, so a bug in it was
+    never shown; it is now in the task, shown in part: the failing function."""
+    from conductor_lsp.context.rounds import round_task
+    from conductor_lsp.context.window import cap_files
+    from conductor_lsp.task import MAX_FILE_CHARS
+
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(3000))
+    code = (
+        filler
+        + "def wanted(x):\n    return x - 1  # THE_BUG\n\n\n"
+        + filler.replace("def f", "def g")
+    )
+    assert len(code) > MAX_FILE_CHARS
+    root = write(
+        tmp_path,
+        {
+            "big.py": code,
+            "test_big.py": "from big import wanted\n\n\ndef test_w():\n    assert wanted(1) == 2\n",
+        },
+    )
+    run = asyncio.run(run_tests(f"{sys.executable} -m pytest -q -p no:cacheprovider", root, 60))
+    task = round_task("Fix it.", root, run, [])
+    assert "big.py" in [f.path for f in task.files]
+    shown = next(f for f in cap_files(task).files if f.path == "big.py")
+    assert shown.partial and len(shown.text) <= MAX_FILE_CHARS + 200
+    assert "THE_BUG" in shown.text and "wanted (" in shown.why

@@ -118,3 +118,13 @@ def test_a_class_the_failing_test_defines_brings_in_set_name() -> None:
         "Fix it.", (FileContext("test_d.py", tests, editable=False),), test_failures=failures
     )
     assert ("__set_name__", CALLED) in focus(task).names
+
+
+def test_what_iterates_in_a_failing_test_brings_in_iter() -> None:
+    """``set(cache)``, ``sum(c)``: the builtins that iterate call ``__iter__``."""
+    tests = "from c import Cache\n\n\ndef test_keys():\n    assert set(Cache()) == {1}\n"
+    failures = "$ pytest\nFAILED (exit 1)\n- test_c.py::test_keys at test_c.py:5: assert\n"
+    task = Task(
+        "Fix it.", (FileContext("test_c.py", tests, editable=False),), test_failures=failures
+    )
+    assert ("__iter__", CALLED) in focus(task).names
