@@ -39,7 +39,7 @@ TEST = "python -m pytest -q -p no:cacheprovider tests"
 #: Not part of a task: what neither the library nor its tests need.
 LEFT_OUT = (
     "__pycache__", "docs", ".github", "CHANGELOG*", "HISTORY*", "*.ini", ".readthedocs.yaml",
-    "benchmark*", "results_*", "plot_*", "*.sh",
+    "benchmark*", "results_*", "plot_*", "*.sh", "*.lock",
 )  # fmt: skip
 SWAPS = {
     ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">"),

@@ -64,12 +64,41 @@ def fit(task: Task, steps: Mapping[int, str], size: Size, limit: int) -> Fitted:
         state = cut(state, size, room)
         if size(state.task, state.steps) <= room:
             break
-    said = "\n".join(f"- {c}" for c in state.cut)
-    state = dataclasses.replace(state, task=dataclasses.replace(state.task, cut=said))
+    for tighter in (1, 2, 4):  # what is still over (the notes' words) comes off the files
+        state = _said(state)
+        need = size(state.task, state.steps)
+        if need <= limit or not state.task.files:
+            break
+        smaller = room - tighter * (need - limit) - 100
+        state = _files_again(state, size, smaller)
+        if size(_said(state).task, state.steps) > limit:
+            state = _fewer_files(state, size, smaller)
+    state = _said(state)
     need = size(state.task, state.steps)
     if need > limit:
         raise WindowError(f"the request needs {need} characters even cut; the window holds {limit}")
     return state
+
+
+def _listed(paths: list[str], most: int = 5) -> str:
+    """Paths for the note, the first ``most`` by name (a long list would take the room it
+    is there to save)."""
+    more = f" and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
+
+
+def _said(state: Fitted) -> Fitted:
+    """The words saying what was cut, in the task (the prompt shows them)."""
+    said = "\n".join(f"- {c}" for c in state.cut)
+    return dataclasses.replace(state, task=dataclasses.replace(state.task, cut=said))
+
+
+def _files_again(state: Fitted, size: Size, limit: int) -> Fitted:
+    """The files that are left, shown in part again from their whole text, in less."""
+    whole = {f.path: f for f in (state.origin or state.task).files}
+    files = tuple(whole.get(f.path, f) for f in state.task.files)
+    task = _in_part(state, dataclasses.replace(state.task, files=files), size, limit)
+    return dataclasses.replace(state, task=task)
 
 
 def fit_window(
@@ -145,7 +174,7 @@ def _in_part(state: Fitted, task: Task, size: Size, limit: int) -> Task:
 def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
     fitted = _in_part(state, state.task, size, limit)
     parts = [f.path for f in fitted.files if f.partial]
-    what = f"parts of {', '.join(parts)} (marked '# ... not shown')" if parts else ""
+    what = f"parts of {_listed(parts)} (marked '# ... not shown')" if parts else ""
     return _note(state, fitted, state.steps, what) if parts else state
 
 
@@ -169,7 +198,7 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
             break
     if not left_out:
         return state
-    return _note(state, task, state.steps, f"the files {', '.join(reversed(left_out))}")
+    return _note(state, task, state.steps, f"the files {_listed(left_out[::-1])}")
 
 
 def _needed(state: Fitted) -> Callable[[FileContext], int]:

@@ -197,3 +197,24 @@ def test_a_file_past_the_render_cap_still_fits_a_small_window() -> None:
     fitted = fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)
     assert size(fitted.task, {}) <= (CONTEXT - MAX_TOKENS - WINDOW_SPARE) * CHARS_PER_TOKEN
     assert "THE_BUG" in fitted.task.files[0].text
+
+
+@pytest.mark.parametrize(("files", "room"), [(8, 600), (12, 800), (24, 1000), (24, 1200)])
+def test_many_files_and_the_words_saying_so_still_fit(files: int, room: int) -> None:
+    """The "Not shown" note named every file left out and came on top of what was
+    fitted: with many files it alone pushed a request over (it was refused, never
+    sent). It names five and says how many more, and what is still over comes off the
+    files."""
+    task = Task(
+        "Fix it.",
+        tuple(
+            FileContext(f"pkg/a_rather_long_module_name_{i}_for_the_note.py", big_file(60))
+            for i in range(files)
+        ),
+        test_failures=failures(3),
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, room)
+    assert size(fitted.task, {}) <= room * CHARS_PER_TOKEN
+    assert "more" in fitted.task.cut or len(fitted.task.files) == files
