@@ -32,11 +32,13 @@ def as_review(option: Option, chain: Chain) -> Option:
     return dataclasses.replace(option, step=first, before=(), review=chain.leaf.worker)
 
 
-def onto_floor(floor: list[Option], others: list[Option]) -> list[Option]:
-    """``others`` less any review whose first call is the floor's own call: that review
-    goes onto the floor's option instead (the floor makes the call; asking it twice
-    would pay twice). ``floor`` is changed in place."""
-    kept = []
+def onto_floor(
+    floor: Sequence[Option], others: Sequence[Option]
+) -> tuple[list[Option], list[Option]]:
+    """The floor's options and ``others`` again, where a review in ``others`` whose first
+    call is the floor's own call rides on the floor's option instead (the floor makes
+    the call; asking it twice would pay twice)."""
+    floor, kept = list(floor), []
     for o in others:
         same = next(
             (
@@ -51,7 +53,7 @@ def onto_floor(floor: list[Option], others: list[Option]) -> list[Option]:
             kept.append(o)
         else:
             floor[same] = dataclasses.replace(floor[same], review=o.review)
-    return kept
+    return floor, kept
 
 
 def reviews_of(options: Sequence[Option]) -> dict[tuple[Lane, str, str], str]:

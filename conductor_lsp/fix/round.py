@@ -44,7 +44,7 @@ class RoundRunner(Shared):
         floors = [o for o in offers if o.lane.floor]
         for o in offers:
             if floors and o not in floors:
-                o.options = onto_floor(floors[0].options, o.options)
+                floors[0].options, o.options = onto_floor(floors[0].options, o.options)
         wave = WaveRunner(self, rnd)
         options = [opt for o in offers for opt in o.options]
         reviews = reviews_of(options)

@@ -257,9 +257,9 @@ def test_a_review_of_the_floors_own_call_rides_on_the_floor() -> None:
         Option(Lane.PLAN, call, 0.012, 0.9, review="small"),
         Option(Lane.PLAN, Step("small", DIRECT), 0.001),
     ]
-    kept = onto_floor(floor, mine)
+    floor_after, kept = onto_floor(floor, mine)
     assert [o.step.worker for o in kept if o.step] == ["small"]  # big is asked once
-    assert floor[0].review == "small"
+    assert floor_after[0].review == "small" and floor[0].review == ""  # a new list
 
 
 def test_a_model_conductors_two_step_plan_teaches_the_architect_shape(tmp_path: Path) -> None:
