@@ -53,15 +53,16 @@ def fit_task(task: Task, limit: int, seen: Focus | None = None) -> Task:
     return dataclasses.replace(task, files=tuple(files))
 
 
-def cap_files(task: Task, most: int = MAX_FILE_CHARS, seen: Focus | None = None) -> Task:
+def cap_files(task: Task, most: int = MAX_FILE_CHARS, origin: Task | None = None) -> Task:
     """``task`` with each file longer than ``most`` characters shown in part, the parts
     the failures point at (as ``fit_task`` chooses them), whatever the window: no request
     shows more of one file than that (a file past it used to be left out whole, and the
-    bug in it never shown). ``seen``: as for ``fit_task``."""
+    bug in it never shown). What they point at is read from ``origin`` (the task before
+    its test output was cut), else ``task``; only when a file is that long."""
     big = [i for i, f in enumerate(task.files) if len(f.text) > most and not f.partial]
     if not big:
         return task
-    seen = seen or focus(task)
+    seen = focus(origin or task)
     files = list(task.files)
     for i in big:
         files[i] = _in_part(files[i], seen, most)

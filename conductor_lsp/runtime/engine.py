@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from ..context.budget import WindowError, fit_window
-from ..context.focus import focus
 from ..context.window import WINDOW_SPARE, cap_files
 from ..errors import BudgetExceeded, ConductorError
 from ..plan import Plan, Step
@@ -247,7 +246,7 @@ class Engine:
         steps = {j: results[j].text for j in plan.steps[i].dependencies(i)}
         room = worker.context - worker.max_tokens - WINDOW_SPARE
         fitted = fit_window(task, steps, size, room, tokens)
-        shown = cap_files(fitted.task, seen=focus(task))  # what a big window left whole
+        shown = cap_files(fitted.task, origin=task)  # what a big window left whole
         results[i].partial = tuple(f.path for f in shown.files if f.partial)
         return build_request(shown, plan, i, results, temperature, seen=fitted.steps)
 
