@@ -11,6 +11,7 @@ which the prompt states next to the file.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -62,7 +63,10 @@ class Focus:
         return list(dict.fromkeys(called + parts + named))
 
 
+@functools.lru_cache(maxsize=16)
 def focus(task: Task) -> Focus:
+    """What ``task``'s failures point at. Cached: fitting one request to a window asks it
+    of the same task at every cut, and it parses the test files each time."""
     said = "\n".join([task.instruction, task.test_failures, task.previous])
     points: dict[str, list[int]] = {}
     for path, line in _LOCATION.findall(said):
@@ -118,10 +122,15 @@ _SPECIAL = {
 _CONTEXT = {ast.Store: "__setitem__", ast.Load: "__getitem__", ast.Del: "__delitem__"}
 
 
+def call_name(node: ast.Call) -> str:
+    """The name a call calls: ``f`` of ``f(...)`` and of ``obj.f(...)`` ('' otherwise)."""
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+
+
 def _called(node: ast.AST) -> list[str]:
     if isinstance(node, ast.Call):
-        f = node.func
-        name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+        name = call_name(node)
         if name and not name.startswith("assert"):
             return [name, *([_SPECIAL[name]] if name in _SPECIAL else [])]
     if isinstance(node, ast.Subscript):

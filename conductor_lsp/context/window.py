@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable
 
 from ..task import MAX_FILE_CHARS, FileContext, Task
-from .focus import IN_TRACEBACK, Focus, focus
+from .focus import IN_TRACEBACK, Focus, call_name, focus
 
 #: A conservative guess of characters per token for code and prose (tokenizers give 3.5-4).
 CHARS_PER_TOKEN = 3.0
@@ -116,12 +116,7 @@ def definitions(text: str) -> list[_Def]:
 
 
 def _calls(node: ast.AST) -> frozenset[str]:
-    out = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call):
-            f = n.func
-            out.add(f.id if isinstance(f, ast.Name) else getattr(f, "attr", ""))
-    return frozenset(out - {""})
+    return frozenset(call_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)) - {""}
 
 
 def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int, None, str]]:
