@@ -148,17 +148,9 @@ def _commands_if_trusted(
     a workspace the user trusts (``conductor-lsp trust``); otherwise the layer goes on
     without it (the test command found by looking, if any, runs instead), and ``doctor``
     and ``fix`` say so (``Config.untrusted``)."""
-    tables = [("conductor", data.get("conductor")), ("test", data.get("test"))]
-    workers = data.get("workers")
-    if isinstance(workers, dict):
-        tables += [(f"workers.{n}", w) for n, w in workers.items()]
-    commands = [
-        (name, key)
-        for name, t in tables
-        if isinstance(t, dict)
-        for key in (("command",) if name == "test" else ("api_key_cmd",))
-        if t.get(key)
-    ]
+    tables = [("test", "command", data.get("test"))]
+    tables += [(where, "api_key_cmd", t) for where, _, t in _ends(data)]
+    commands = [(name, key) for name, key, t in tables if isinstance(t, dict) and t.get(key)]
     if not commands or is_trusted(root):  # the trust list is read only when needed
         return data, []
     out = copy.deepcopy(data)
@@ -170,15 +162,22 @@ def _commands_if_trusted(
 
 def _written_prices(data: dict[str, Any], source: str) -> dict[str, PriceOrigin]:
     """The ends whose price this layer writes: it wins over any looked up."""
-    ends = [("conductor", data.get("conductor"))]
-    workers = data.get("workers")
-    if isinstance(workers, dict):
-        ends += list(workers.items())
     return {
         name: PriceOrigin(PriceSource.WRITTEN, source)
-        for name, end in ends
+        for _, name, end in _ends(data)
         if isinstance(end, dict) and {"price_in", "price_out"} & end.keys()
     }
+
+
+def _ends(data: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """A layer's endpoint tables as it wrote them, each with its key and its name (what
+    ``Config.prices`` calls it): the conductor's, then each worker's."""
+    workers = data.get("workers")
+    named = list(workers.items()) if isinstance(workers, dict) else []
+    return [
+        ("conductor", "conductor", data.get("conductor")),
+        *((f"workers.{n}", n, w) for n, w in named),
+    ]
 
 
 def validate(cfg: Config) -> None:
