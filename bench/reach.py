@@ -7,7 +7,11 @@ figures are about what is *sent* (two full rounds, no model needed, minutes); wi
 ``--live`` they are the configuration's own workers (the real pair), and solved, $ and
 seconds are real too. Requests are read back from the job's traces; tokens are counted
 with ``--tokenizer`` (a GGUF file, read by transformers) when given, else estimated at
-``context.window.CHARS_PER_TOKEN``.
+``context.window.CHARS_PER_TOKEN``. The stand-in reports a prompt's tokens as that
+tokenizer counts them (as a real server does), so the characters per token the engine
+learns from its answers (``workers.ratios``) are what they would be; each window starts
+from a fresh user state (the fixed guess), and the table shows the ratios used and the
+ratios counted.
 
     python bench/reach.py --suite bench/tasks_injected --config bench/configs/local_pair.toml \\
         --windows 4096,8192 --strategies static,cascade --out bench/results/reach.jsonl \\
@@ -19,6 +23,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import statistics
+import tempfile
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -70,7 +77,7 @@ def measure(
 ) -> list[dict[str, Any]]:
     tasks = load_suite(args.suite)
     base_layer = tomllib.loads(args.config.read_text(encoding="utf-8"))
-    stand = None if args.live else StandIn(responder=lambda seen: SILENT).start()
+    stand = None if args.live else StandIn(responder=lambda seen: SILENT, counter=count).start()
     workers = {}
     for name, w in base_layer.get("workers", {}).items():
         w = {**w, "context": window}
@@ -79,6 +86,8 @@ def measure(
         workers[name] = w
     layer = layered(base_layer, {"workers": workers})
     out = args.out.with_name(f"{args.out.stem}-{window}.jsonl")
+    # a fresh user state: the learned characters per token start from the fixed guess
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="reach-state-")
     try:
         base = load_config(args.suite, overrides=layer)
         strategies = parse_strategies(args.strategies, base.workers)
@@ -95,6 +104,7 @@ def measure(
         sent = requests(Path(r.traces))
         texts = ["\n".join([q.get("system", ""), *q.get("parts", [])]) for q in sent]
         tokens = [count(t) for t in texts]
+        used = [q.get("chars_per_token") for q in sent]
         cap = window - max(w.get("max_tokens", 0) for w in workers.values())
         rows.append(
             {
@@ -104,12 +114,24 @@ def measure(
                 "in_code": any(shown_in_code(t, mutated) for t in texts),
                 "first_in_code": bool(texts) and shown_in_code(texts[0], mutated),
                 "largest_tokens": max(tokens, default=0), "room": cap,
+                "fill": [round(n / cap, 3) for n in tokens],
+                "estimate": used,
+                "actual": [round(len(t) / max(n, 1), 3)
+                           for t, n in zip(texts, tokens, strict=True)],
                 "over": sum(1 for n in tokens if n > cap),
                 "solved": r.solved, "cost": r.cost, "seconds": round(r.seconds, 1),
                 "error": r.error,
             }
         )  # fmt: skip
     return rows
+
+
+def _median(values: list[float]) -> str:
+    return f"{statistics.median(values):.0%}" if values else "-"
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.2f}-{max(values):.2f}" if values else "-"
 
 
 def main() -> None:
@@ -143,6 +165,9 @@ def main() -> None:
                     f"{sum(r['reached'] for r in mine)}/{n}",
                     f"{max(r['largest_tokens'] for r in mine)} / {mine[0]['room']}",
                     sum(r["over"] for r in mine), sum(r["requests"] for r in mine),
+                    _median([f for r in mine for f in r.get("fill", [])]),
+                    _spread([e for r in mine for e in r.get("estimate", []) if e]),
+                    _spread([a for r in mine for a in r.get("actual", [])]),
                     f"{sum(r['solved'] for r in mine)}/{n}",
                     round(sum(r["cost"] for r in mine), 4),
                     round(sum(r["seconds"] for r in mine), 1),
@@ -154,7 +179,8 @@ def main() -> None:
             [
                 "window", "strategy", "tasks", "line in code shown", "in the first request",
                 "line anywhere", "largest request / room (tokens)", "requests over",
-                "requests", "solved", "$", "seconds",
+                "requests", "median fill", "chars/token estimated", "chars/token counted",
+                "solved", "$", "seconds",
             ],
             summary,
         )

@@ -54,6 +54,14 @@ class WorkerRequest:
     def prompt_text(self) -> str:
         return "\n\n".join(p.text for p in self.parts)
 
+    def chars(self) -> int:
+        """What the request sends, in characters: what a window is fitted by."""
+        return len(self.system) + sum(len(p.text) for p in self.parts)
+
+    def text(self) -> str:
+        """What the request sends, as one text (to estimate its tokens by)."""
+        return "\n".join([self.system, *(p.text for p in self.parts)])
+
     def watch(self) -> AnswerWatch:
         """A fresh watch over this request's answer (see ``answers.watch``)."""
         return AnswerWatch(code=self.stop_after_code, flow=self.flow)

@@ -39,6 +39,13 @@ class Seen:
     headers: dict[str, str]
     body: dict[str, Any]
     stream: bool
+    #: The prompt's tokens as the stand-in's ``counter`` counted them (None: words).
+    prompt_tokens: int | None = None
+
+    def messages_text(self) -> str:
+        """The chat messages' text, as a server's chat template would tokenize it."""
+        texts = [m.get("content") for m in self.body.get("messages", [])]
+        return "\n".join(t for t in texts if isinstance(t, str))
 
     def prompt(self) -> str:
         """All the text the worker sent, flattened, for assertions."""
@@ -66,6 +73,8 @@ class StandIn:
     #: Seconds before each event of a streamed answer (a model decoding slowly).
     drip: float = 0.0
     responder: Callable[[Seen], str] = default_text
+    #: Counts a prompt's tokens as a real server reports them (a tokenizer); None: words.
+    counter: Callable[[str], int] | None = None
     script: list[Behaviour] = field(default_factory=list)
     #: Picks a behaviour per request (before the script); None falls through.
     chooser: Callable[[Seen], Behaviour | None] | None = None
@@ -159,6 +168,8 @@ class StandIn:
             self._send(h, 404, json.dumps({"error": {"message": f"no route {path}"}}))
             return
         seen = Seen(provider, path, {k.lower(): v for k, v in h.headers.items()}, body, stream)
+        if self.counter is not None:
+            seen.prompt_tokens = self.counter(seen.messages_text())
         with self._lock:
             self.seen.append(seen)
         b = (self.chooser and self.chooser(seen)) or self._next()
@@ -257,7 +268,7 @@ def _tokens(text: str) -> int:
 
 
 def _prompt_tokens(seen: Seen) -> int:
-    return _tokens(seen.prompt())
+    return seen.prompt_tokens if seen.prompt_tokens is not None else _tokens(seen.prompt())
 
 
 def _json_reply(provider: str, seen: Seen, text: str) -> dict[str, Any]:

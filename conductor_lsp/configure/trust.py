@@ -12,10 +12,11 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..storage.state import user_state_dir
+
 
 def trust_file() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base).expanduser() / "conductor-lsp" / "trusted.json"
+    return user_state_dir() / "trusted.json"
 
 
 def trusted_paths() -> list[Path]:

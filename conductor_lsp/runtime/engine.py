@@ -23,6 +23,7 @@ from ..storage.records import as_data
 from ..task import Task
 from ..usage import Tally
 from ..workers.pool import WorkerPool
+from ..workers.ratios import estimate
 from .budget import Meter
 from .events import EventSink, PlanDone, PlanReady, StepFinished, StepStarted, ignore
 from .pulse import step_ticks
@@ -211,6 +212,7 @@ class Engine:
                 worker=step.worker,
                 system=request.system,
                 parts=[p.text for p in request.parts],
+                chars_per_token=self.pool.estimate(step.worker),
             )
             await self._call(step, i, request, res, tallies)
             self._emit_finished(res)
@@ -234,11 +236,13 @@ class Engine:
             return build_request(t, plan, i, results, temperature, seen=seen)
 
         def size(t: Task, seen: Mapping[int, str]) -> int:
-            r = request(t, seen)
-            return len(r.system) + sum(len(p.text) for p in r.parts)
+            return request(t, seen).chars()
 
         count: Callable[[WorkerRequest], int | None] | None
         count = getattr(self.pool[plan.steps[i].worker], "count_tokens", None)
+        ratio = self.pool.estimate(plan.steps[i].worker)
+        if ratio is not None:  # behind an endpoint: its digits, the rest at the ratio learned
+            count = lambda r: estimate(r.text(), ratio)  # noqa: E731
 
         def tokens(t: Task, seen: Mapping[int, str]) -> int | None:
             return count(request(t, seen)) if count is not None else None
@@ -277,6 +281,7 @@ class Engine:
             resp.cut,
         )
         res.answered = True
+        self.pool.reported(step.worker, request, resp.usage)
         self.meter.cost += resp.cost
         tallies.setdefault(step.worker, Tally()).add(resp.usage, resp.cost)
         self.trace.write(

@@ -1,4 +1,5 @@
-"""The workspace's own state folder, ``.conductor/``: traces, reports, episodes.
+"""The workspace's own state folder, ``.conductor/``: traces, reports, episodes; and the
+user's, for what holds across workspaces.
 
 It holds a ``.gitignore`` of ``*`` (as pytest does for its cache), so it never
 shows up in ``git status`` and is never committed by accident.
@@ -6,9 +7,17 @@ shows up in ``git status`` and is never committed by accident.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 STATE_DIR = ".conductor"
+
+
+def user_state_dir() -> Path:
+    """The user's own state (``$XDG_STATE_HOME/conductor-lsp``): what holds across
+    workspaces (which ones are trusted, what an endpoint's tokenizer makes of text)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "conductor-lsp"
 
 
 def state_dir(root: Path) -> Path:

@@ -6,10 +6,11 @@ import math
 
 from ..config.schema import Config
 from ..errors import ConfigError
-from ..protocols import Limits, Worker, WorkerContext, WorkerInfo
+from ..protocols import Limits, Worker, WorkerContext, WorkerInfo, WorkerRequest
 from ..secrets import Secret
 from ..task import Task
 from ..usage import Usage
+from .ratios import TokenRatios, endpoint_key, ratios_file
 from .registry import provider_class
 
 
@@ -24,6 +25,8 @@ class WorkerPool:
             )
         self.context = WorkerContext(config.root, config.test, Limits())
         self.workers: dict[str, Worker] = {}
+        #: Characters per token per endpoint, from its answers (fits requests to windows).
+        self.ratios = TokenRatios.load(ratios_file())
         self._tools: set[str] = set()
         for name, wc in config.workers.items():
             cls = provider_class(wc.provider)
@@ -68,3 +71,17 @@ class WorkerPool:
     async def aclose(self) -> None:
         for w in self.workers.values():
             await w.aclose()
+
+    def estimate(self, name: str) -> float | None:
+        """Characters per token (digits aside: ``ratios.estimate``) to fit ``name``'s
+        requests by; None when its window is not set or it is counted in process."""
+        w = self.workers[name]
+        if not w.config.context or getattr(w, "count_tokens", None) is not None:
+            return None
+        return self.ratios.chars_per_token(endpoint_key(w.config))
+
+    def reported(self, name: str, request: WorkerRequest, usage: Usage) -> None:
+        """An answer's report of what its request took, learned where it is estimated."""
+        if self.estimate(name) is not None:
+            key = endpoint_key(self.workers[name].config)
+            self.ratios.learn(key, request.text(), usage.input_tokens)

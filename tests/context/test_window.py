@@ -7,6 +7,8 @@ and the file is untouched."""
 
 from __future__ import annotations
 
+import json
+
 import git
 import pytest
 from helpers import cli, config, sr, worker
@@ -14,6 +16,7 @@ from standin import Seen, StandIn
 
 from conductor_lsp.context.window import CHARS_PER_TOKEN, excerpt, fit_task
 from conductor_lsp.task import FileContext, Task
+from conductor_lsp.workers.ratios import ratios_file
 
 CONTEXT, MAX_TOKENS = 2048, 256
 FUNCS = 400
@@ -98,3 +101,33 @@ def test_an_excerpt_keeps_the_lines_the_failures_point_at() -> None:
     assert "import math" in part and "class Ops:" in part and "def f5(self, x):" not in part
     own = set(text.splitlines())
     assert all(line in own or line.startswith("# ... lines") for line in part.splitlines())
+
+
+def test_an_endpoints_own_token_counts_are_what_the_next_request_is_fitted_by(
+    project, standin
+) -> None:
+    """The stand-in reports tokens as a tokenizer of 4 characters a token and a token a
+    digit would: the first job is fitted by the fixed guess (3.0), the next by what the
+    first answer reported (kept in the user's state, per endpoint), and each request is
+    within the window by that tokenizer's count."""
+
+    def counted(text: str) -> int:
+        digits = sum(c.isdigit() for c in text)
+        return digits + (len(text) - digits) // 4
+
+    standin.counter = counted
+    standin.responder = lambda seen: "I cannot tell where the bug is."
+    for _ in range(2):
+        done = cli("fix", str(project), "--max-iterations", "1")
+        assert "Traceback" not in done.stderr, done.stderr
+    used = [
+        json.loads(line)["chars_per_token"]
+        for path in sorted((project / ".conductor").rglob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if json.loads(line).get("type") == "request"
+    ]
+    assert used[0] == CHARS_PER_TOKEN and 3.6 <= used[-1] <= 4.0, used
+    room = CONTEXT - MAX_TOKENS
+    assert all(counted(seen.messages_text()) <= room for seen in standin.seen[:2])
+    learned = json.loads(ratios_file().read_text(encoding="utf-8"))
+    assert [k for k in learned if standin.url in k]
