@@ -122,11 +122,14 @@ def _calls(node: ast.AST) -> frozenset[str]:
 def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int, None, str]]:
     """The functions that call a definition the traceback's ``line`` is in (the one that
     built the failing wrapper, or chose it): the failure is where the code ran, the bug
-    may be where it was chosen. ``seen``: callers already taken (at most ``CALLERS``)."""
+    may be where it was chosen. ``seen``: callers already taken (at most ``CALLERS``). A
+    function calling a class or function of its own (each factory builds its own
+    ``Descriptor``) does not call the one in the traceback."""
     through = {d.name for d in defs if d.start <= line <= d.end}
     out = []
     for d in defs:
-        called = sorted(d.calls & through)
+        own = {e.name for e in defs if d.start < e.start <= d.end}
+        called = sorted((d.calls - own) & through)
         if d.kind != "def" or not called or d.name in through or d.name in seen:
             continue
         if len(seen) >= CALLERS:
@@ -157,12 +160,22 @@ def _wanted(
     by_name: dict[str, list[_Def]] = {}
     for d in defs:
         by_name.setdefault(d.name, []).append(d)
+    scopes = {p for line in points for d in defs if d.start <= line <= d.end for p in d.parents}
     for name, why in names:
-        for d in by_name.get(name, []):
+        for d in _nearest(by_name.get(name, []), scopes):
             yield from ((p, p, None, "") for p in d.parents)
             yield d.start, d.end, _header(d, defs), f"{d.name} ({why})"
     first = min((d.start for d in defs), default=HEAD_LINES + 1)
     yield 1, min(first - 1, HEAD_LINES), None, ""
+
+
+def _nearest(same: list[_Def], scopes: set[int]) -> list[_Def]:
+    """Of the definitions sharing a name (a ``wrapper`` in each of six factories), those
+    inside a class or function a traceback goes through, else the first two: one shows what
+    the name does, six take a small window's share of the file (the first two: one may
+    be a stub)."""
+    near = [d for d in same if scopes & set(d.parents)]
+    return near or same[:2]
 
 
 def _header(d: _Def, defs: list[_Def]) -> tuple[int, int] | None:

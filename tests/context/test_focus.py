@@ -128,3 +128,53 @@ def test_what_iterates_in_a_failing_test_brings_in_iter() -> None:
         "Fix it.", (FileContext("test_c.py", tests, editable=False),), test_failures=failures
     )
     assert ("__iter__", CALLED) in focus(task).names
+
+
+def factories(n: int) -> str:
+    """``n`` factories, each building its own ``wrapper`` and ``Descriptor``."""
+    return "".join(
+        f"\n\ndef _make_{i}(func):\n    class Descriptor:\n"
+        f"        def get(self):\n            return {i}  # DESCRIPTOR_{i}\n\n"
+        f"    def wrapper(*args):\n        return func(*args) + {i}  # WRAPPER_{i}\n"
+        f"    return wrapper, Descriptor()\n"
+        for i in range(n)
+    )
+
+
+def test_of_six_definitions_sharing_a_name_the_one_the_traceback_is_in_is_shown() -> None:
+    """A failing test calls ``wrapper``; six factories define one: the one in the factory
+    the traceback goes through is shown, not the six (a small window's share of the
+    file); with no traceback through any, the first two."""
+    text = module(factories(6))
+    tests = "from w import make\n\n\ndef test_w():\n    assert make()(1) == 1\n    wrapper(1)\n"
+    line = text.splitlines().index("        return func(*args) + 4  # WRAPPER_4") + 1
+    head = "$ pytest\nFAILED (exit 1)\n- test_w.py::test_w at test_w.py:5: assert\n"
+    for failures, want in (
+        (head + f'  File "w.py", line {line}, in _make_4\n', {4}),
+        (head, {0, 1}),
+    ):
+        task = Task(
+            "Fix it.",
+            (FileContext("w.py", text), FileContext("test_w.py", tests, editable=False)),
+            test_failures=failures,
+        )
+        f = shown(task, "w.py")
+        assert {i for i in range(6) if f"WRAPPER_{i}" in f.text} == want, f.text
+
+
+def test_a_factory_building_its_own_class_of_that_name_is_not_a_caller() -> None:
+    """The traceback goes through ``_make_3``'s ``Descriptor``; the other factories call a
+    ``Descriptor`` of their own, and are not shown as its callers; the one that does call
+    ``_make_3`` is."""
+    text = module(
+        factories(6) + "\n\ndef choose(func):\n    return _make_3(func)  # CHOOSER_BODY\n"
+    )
+    line = text.splitlines().index("            return 3  # DESCRIPTOR_3") + 1
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_w.py::test_w at test_w.py:3: TypeError\n"
+        f'  File "w.py", line {line}, in get\n'
+    )
+    task = Task("Fix it.", (FileContext("w.py", text),), test_failures=failures)
+    f = shown(task, "w.py")
+    assert "CHOOSER_BODY" in f.text and "choose (calls _make_3, in the traceback)" in f.why
+    assert "calls Descriptor" not in f.why and "calls wrapper" not in f.why
