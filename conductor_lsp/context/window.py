@@ -25,6 +25,8 @@ CHARS_PER_TOKEN = 3.0
 HEAD_LINES = 30
 #: Functions shown because they call one a traceback goes through, at most, per file.
 CALLERS = 2
+#: Functions shown because a traceback's function called them before failing, per file.
+CALLEES = 2
 #: Lines either side of a pointed-at line outside any definition.
 AROUND = 12
 #: Tokens of a window kept spare: the chat template's markers, and the estimate's error.
@@ -89,6 +91,8 @@ class _Def:
     kind: str = "def"  # or "class"
     #: The names a function calls (``f(...)``, ``obj.f(...)``), nested functions' too.
     calls: frozenset[str] = frozenset()
+    #: Each name it calls, with the first line it calls it on, in line order.
+    first_calls: tuple[tuple[int, str], ...] = ()
 
 
 def definitions(text: str) -> list[_Def]:
@@ -104,9 +108,10 @@ def definitions(text: str) -> list[_Def]:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 start = min([d.lineno for d in child.decorator_list] + [child.lineno])
                 kind = "class" if isinstance(child, ast.ClassDef) else "def"
-                calls = frozenset() if kind == "class" else _calls(child)
+                first = () if kind == "class" else _first_calls(child)
                 end = child.end_lineno or start
-                out.append(_Def(child.name, start, end, parents, kind, calls))
+                calls = frozenset(name for _, name in first)
+                out.append(_Def(child.name, start, end, parents, kind, calls, first))
                 walk(child, (*parents, child.lineno))
             else:
                 walk(child, parents)
@@ -115,8 +120,32 @@ def definitions(text: str) -> list[_Def]:
     return out
 
 
-def _calls(node: ast.AST) -> frozenset[str]:
-    return frozenset(call_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)) - {""}
+def _first_calls(node: ast.AST) -> tuple[tuple[int, str], ...]:
+    first: dict[str, int] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and call_name(n):
+            first[call_name(n)] = min(first.get(call_name(n), n.lineno), n.lineno)
+    return tuple(sorted((line, name) for name, line in first.items()))
+
+
+def _callees(
+    defs: list[_Def], d: _Def, line: int, seen: set[str]
+) -> list[tuple[int, int, None, str]]:
+    """The functions of this file that ``d`` (a traceback frame's) called before its
+    failing ``line``: a wrong value is often made there and only fails where it is
+    used (``loads`` fails in ``unsign`` on the signer ``iter_unsigners`` made).
+    ``seen``: those already taken (at most ``CALLEES``)."""
+    here = {e.name: e for e in defs if e.kind == "def"}
+    out = []
+    for at, name in d.first_calls:
+        e = here.get(name)
+        if at > line or len(seen) >= CALLEES:
+            break
+        if e is None or e is d or name in seen or e.start <= line <= e.end:
+            continue
+        seen.add(name)
+        out.append((e.start, e.end, None, f"{name} (called by {d.name} before line {line})"))
+    return out
 
 
 def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int, None, str]]:
@@ -147,6 +176,7 @@ def _wanted(
     lines around it) and the functions that call it, then each named definition, then
     the file's head."""
     callers: set[str] = set()
+    callees: set[str] = set()
     for line in points:
         around = (max(line - AROUND, 1), line + AROUND)
         inner = [d for d in defs if d.start <= line <= d.end]
@@ -157,6 +187,7 @@ def _wanted(
         yield from ((p, p, None, "") for p in d.parents)
         yield d.start, d.end, around, f"{d.name} ({IN_TRACEBACK}, line {line})"
         yield from _callers(defs, line, callers)
+        yield from _callees(defs, d, line, callees)
     by_name: dict[str, list[_Def]] = {}
     for d in defs:
         by_name.setdefault(d.name, []).append(d)

@@ -178,3 +178,28 @@ def test_a_factory_building_its_own_class_of_that_name_is_not_a_caller() -> None
     f = shown(task, "w.py")
     assert "CHOOSER_BODY" in f.text and "choose (calls _make_3, in the traceback)" in f.why
     assert "calls Descriptor" not in f.why and "calls wrapper" not in f.why
+
+
+SIGNER = (
+    "\n\ndef iter_unsigners(salt):\n    return [salt or 'default']  # UNSIGNERS_BODY\n"
+    "\n\ndef unsign(signer, s):\n    raise ValueError(s)  # UNSIGN_BODY\n"
+    "\n\ndef loads(s, salt=None):\n    signers = iter_unsigners(salt)\n"
+    "    return unsign(signers[0], s)  # LOADS_FAILS\n"
+)
+
+
+def test_what_the_failing_function_called_before_failing_is_shown_too() -> None:
+    """``loads`` fails in ``unsign`` on a signer ``iter_unsigners`` made wrong: no frame
+    names ``iter_unsigners``, and the window is too small for the whole module."""
+    text = module(SIGNER)
+    lines = text.splitlines()
+    at = lines.index("    return unsign(signers[0], s)  # LOADS_FAILS") + 1
+    raised = lines.index("    raise ValueError(s)  # UNSIGN_BODY") + 1
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_s.py::test_salt at test_s.py:3: ValueError\n"
+        f'  File "s.py", line {at}, in loads\n  File "s.py", line {raised}, in unsign\n'
+    )
+    task = Task("Fix it.", (FileContext("s.py", text),), test_failures=failures)
+    f = shown(task, "s.py")
+    assert "UNSIGNERS_BODY" in f.text and "LOADS_FAILS" in f.text and "UNSIGN_BODY" in f.text
+    assert f"iter_unsigners (called by loads before line {at})" in f.why
