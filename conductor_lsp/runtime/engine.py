@@ -199,7 +199,9 @@ class Engine:
                 self._emit_finished(res)
                 return
             try:
-                request = self._request(task, plan, i, results, sample)
+                # off the event loop: fitting a big task takes up to a second, and the
+                # editor's requests are answered on this loop meanwhile
+                request = await asyncio.to_thread(self._request, task, plan, i, results, sample)
             except WindowError as e:  # nothing cut fits: say so, send nothing
                 res.error = f"{step.worker}'s window: {e}"
                 self.trace.write("error", step=i, worker=step.worker, error=res.error)

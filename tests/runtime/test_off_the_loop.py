@@ -102,3 +102,29 @@ async def test_the_fix_loop_parses_and_applies_off_the_loop(
         await session.aclose()
     assert report.end.passed
     assert parsed == [False] and applied == [False]
+
+
+async def test_a_request_is_fitted_to_its_window_off_the_loop(
+    tmp_path: Path, standin: StandIn, keys: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fitting a big task to a small window parses its files again and again (up to a
+    second on a real library): not on the loop that answers the editor."""
+    from helpers import standin_workers
+
+    from conductor_lsp import FileContext, Plan, Session, Step, load_config
+    from conductor_lsp.runtime import engine
+
+    fitted = recorder(monkeypatch, engine, "fit_window")
+    workers = {
+        n: {**w, "context": 2048, "max_tokens": 256}
+        for n, w in standin_workers(standin.url).items()
+    }
+    config = load_config(
+        tmp_path, overrides={"conductor": {"backend": "static"}, "workers": workers}
+    )
+    big = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(2000))
+    task = Task("Fix f7", files=(FileContext("big.py", big),))
+    async with Session(config) as session:
+        result = await session.run(task, plan=Plan((Step("gpt", "fix it"),), source="test"))
+    assert result.outcome == "done" and fitted == [False]
+    assert len(standin.seen[0].prompt()) < len(big)  # it was fitted, and sent
