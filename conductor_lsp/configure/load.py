@@ -86,14 +86,16 @@ def build_config(
 ) -> Config:
     """The configuration of ``root``, built once from its layers (later wins), then the
     offline defaults and prices filled in and checked across keys. ``before``: the
-    configuration the layers go on (``derive``), whose sources, prices and withheld
-    commands carry over."""
+    configuration the layers go on (``derive``): its values (checked when it was built)
+    are where the layers start, and its sources, prices and withheld commands carry
+    over."""
     checked = [_check(root, layer) for layer in layers]
     cfg = Config(root=root)
     if before is not None:
         cfg.sources, cfg.untrusted = list(before.sources), list(before.untrusted)
         cfg.prices = dict(before.prices)
-    _fill(cfg, layered({}, *(c.data for c in checked)))
+    start = _values(before) if before is not None else {}
+    _fill(cfg, layered(start, *(c.data for c in checked)))
     for layer, c in zip(layers, checked, strict=True):
         cfg.sources.append(layer.source)
         cfg.untrusted += c.untrusted
@@ -256,18 +258,10 @@ def derive(
     with one more layer (a strategy, a task's test command), reading no file again: a new
     configuration built from ``base``'s values and the layer, checked like any other; a
     ``workers`` table in it is the whole pool."""
-    if base is None:
-        return build_config(root.resolve(), [Layer(dict(layer), "overrides")], env)
-    values = _values(base)
-    if "workers" in layer:
-        del values["workers"]
-        base = dataclasses.replace(
-            base, prices={k: v for k, v in base.prices.items() if k == "conductor"}
-        )
-    layers = [Layer(values, "base"), Layer(dict(layer), "overrides")]
-    built = build_config(root.resolve(), layers, env, before=base)
-    built.sources.remove("base")
-    return built
+    if base is not None and "workers" in layer:  # the layer's pool replaces the base's
+        prices = {k: v for k, v in base.prices.items() if k == "conductor"}
+        base = dataclasses.replace(base, workers={}, prices=prices)
+    return build_config(root.resolve(), [Layer(dict(layer), "overrides")], env, before=base)
 
 
 def _values(cfg: Config) -> dict[str, Any]:
