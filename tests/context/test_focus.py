@@ -92,14 +92,18 @@ FACTORY = (
 )
 
 
-def test_the_function_that_calls_one_in_the_traceback_is_shown_too() -> None:
-    text = module(FACTORY)
-    line = text.splitlines().index("        with lock:  # WRAPPER_BODY") + 1
+def failing_at(text: str, marker: str, function: str) -> Task:
+    """A task on ``w.py`` whose one failure's traceback names the line holding ``marker``."""
+    line = text.splitlines().index(marker) + 1
     failures = (
-        "$ pytest\nFAILED (exit 1)\n- test_w.py::test_lock at test_w.py:3: TypeError\n"
-        f'  File "w.py", line {line}, in wrapper\n'
+        "$ pytest\nFAILED (exit 1)\n- test_w.py::test_w at test_w.py:3: TypeError\n"
+        f'  File "w.py", line {line}, in {function}\n'
     )
-    task = Task("Fix it.", (FileContext("w.py", text),), test_failures=failures)
+    return Task("Fix it.", (FileContext("w.py", text),), test_failures=failures)
+
+
+def test_the_function_that_calls_one_in_the_traceback_is_shown_too() -> None:
+    task = failing_at(module(FACTORY), "        with lock:  # WRAPPER_BODY", "wrapper")
     f = shown(task, "w.py")
     assert "WRAPPER_BODY" in f.text and "CHOOSER_BODY" in f.text
     assert "_choose (calls _locked, in the traceback)" in f.why
@@ -169,13 +173,7 @@ def test_a_factory_building_its_own_class_of_that_name_is_not_a_caller() -> None
     text = module(
         factories(6) + "\n\ndef choose(func):\n    return _make_3(func)  # CHOOSER_BODY\n"
     )
-    line = text.splitlines().index("            return 3  # DESCRIPTOR_3") + 1
-    failures = (
-        "$ pytest\nFAILED (exit 1)\n- test_w.py::test_w at test_w.py:3: TypeError\n"
-        f'  File "w.py", line {line}, in get\n'
-    )
-    task = Task("Fix it.", (FileContext("w.py", text),), test_failures=failures)
-    f = shown(task, "w.py")
+    f = shown(failing_at(text, "            return 3  # DESCRIPTOR_3", "get"), "w.py")
     assert "CHOOSER_BODY" in f.text and "choose (calls _make_3, in the traceback)" in f.why
     assert "calls Descriptor" not in f.why and "calls wrapper" not in f.why
 
