@@ -15,6 +15,9 @@ from .features import Action
 #: Below this chance an action is not worth a call: a policy that has seen nothing like
 #: the task turn green picks nothing rather than its least hopeless action.
 HOPELESS = 0.05
+#: Under the target, a set whose chance of a miss is this close to the likeliest set's is
+#: as good: the cheapest of them is run.
+CLOSE = 0.02
 #: The likeliest actions a set is drawn from (sets of up to ``max_steps`` of them).
 DRAWN = 12
 
@@ -47,7 +50,7 @@ def choose_set(
     if not drawn:
         return []
     floor = _floor_action(wordings, pool)
-    best: tuple[tuple[bool, float, float, float], tuple[int, ...]] | None = None
+    sets: list[tuple[float, float, float, tuple[int, ...]]] = []  # $, miss, seconds, picks
     for size in range(1, min(max_steps, len(drawn)) + 1):
         for combo in itertools.combinations(range(len(drawn)), size):
             picks = [drawn[i] for i in combo]
@@ -55,12 +58,28 @@ def choose_set(
                 continue
             dollars = expected_cost(picks, prefer, floor)
             miss = math.prod(1 - r[1] for r in picks)
-            took = sum(seconds(r[0]) for r in picks)
-            key = _set_key(1 - miss >= target, dollars, miss, took, prefer)
-            if best is None or key < best[0]:
-                best = (key, combo)
-    assert best is not None  # each affordable action alone is a set within the budget
-    return sorted((drawn[i] for i in best[1]), key=lambda t: -t[1])
+            sets.append((dollars, miss, sum(seconds(r[0]) for r in picks), combo))
+    best = _best(sets, target, prefer)
+    return sorted((drawn[i] for i in best), key=lambda t: -t[1])
+
+
+def _best(
+    sets: list[tuple[float, float, float, tuple[int, ...]]], target: float, prefer: str
+) -> tuple[int, ...]:
+    """Cost mode: the least expected $ per chance of green, whether or not the set reaches
+    the target (the floor's call follows a failed set anyway, so a dear lane added only to
+    reach the target buys chance the floor already gives). Else the cheapest set that
+    reaches the target; when none does, the cheapest of those within ``CLOSE`` of the
+    likeliest (the likeliest alone stacked every dear action for a point of chance:
+    bench/README.md, "Under the target"). Ties by seconds, then chance."""
+    assert sets  # each affordable action alone is a set within the budget
+    if prefer == "cost":
+        return min(sets, key=lambda s: (s[0] / max(1 - s[1], 1e-9), s[1], s[2]))[3]
+    reach = [s for s in sets if 1 - s[1] >= target]
+    if not reach:
+        least = min(s[1] for s in sets)
+        reach = [s for s in sets if s[1] <= least + CLOSE]
+    return min(reach, key=lambda s: (s[0], s[2], s[1]))[3]
 
 
 def expected_cost(
@@ -97,18 +116,3 @@ def _floor_action(wordings: dict[str, str], pool: Sequence[WorkerInfo]) -> Actio
     if key is None or all(w.is_tool for w in pool):
         return None
     return Action(strongest(pool).name, key)
-
-
-def _set_key(
-    reaches: bool, dollars: float, miss: float, seconds: float, prefer: str
-) -> tuple[bool, float, float, float]:
-    """Cost mode: the least expected $ per chance of green, whether or not the set reaches
-    the target (the floor's call follows a failed set anyway, so a dear lane added only to
-    reach the target buys chance the floor already gives). Else sets that reach the
-    target, cheapest first; under it, the likeliest. Measured in bench/README.md
-    ("How sure the policy is")."""
-    if prefer == "cost":
-        return (False, dollars / max(1 - miss, 1e-9), miss, seconds)
-    if reaches:
-        return (False, dollars, seconds, miss)
-    return (True, miss, dollars, seconds)

@@ -16,7 +16,7 @@ from helpers import FAIL, TEST_COMMAND, WAIT, calc_project, write_episodes
 from helpers import policy_pool as pool
 from standin import Seen, StandIn
 
-from conductor_lsp import ConfigError, FileContext, Session, Task, load_config
+from conductor_lsp import ConfigError, FileContext, Session, Task, WorkerInfo, load_config
 from conductor_lsp.conductor.static import DIRECT
 from conductor_lsp.policy import Action, Example, Planner, Policy, fit, round_plan
 
@@ -94,7 +94,8 @@ def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_f
 ) -> None:
     """A cheap worker at P = 0.6 and a dear one at 0.95, target 0.8: the dear one alone
     reaches it, so the cheap one is left out (grown cheapest first, both would run);
-    at 0.85 the cheap one alone is enough; under the target, the likeliest set."""
+    at 0.85 the cheap one alone is enough; under the target, the likeliest set (both:
+    0.75 against 0.5)."""
     workers = pool("cheap", "dear")
     chance = {"cheap": 0.6, "dear": 0.95}
     policy = Policy(target=0.8, explore=0.0)  # the set, not exploration
@@ -130,6 +131,28 @@ def test_under_the_target_cost_mode_takes_the_least_dollars_per_chance_not_the_l
     chance.update(cheap=0.1, dear=0.6)
     price["dear"] = 2.0  # 0.3 per $ against 0.1: dear alone (both: 0.27 per $)
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="cost")] == ["dear"]
+
+
+def test_under_the_target_a_point_of_chance_is_not_bought_at_any_price(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Target 0.99, which no set reaches: two cheap workers at 0.5 each give 0.75; a dear
+    one adds 0.015 more at forty times their $. The likeliest set took all three
+    (6.6x the best model's $ at target 0.99 in the frontier replay); now the cheapest of
+    the sets within ``CLOSE`` of it: the two cheap ones. A dear worker that adds more
+    than that is still taken."""
+    workers = [*pool("cheap", "dear"), WorkerInfo("mid", "another cheap coder", 1, 1, "openai")]
+    chance = {"cheap": 0.5, "mid": 0.5, "dear": 0.06}
+    price = {"cheap": 1.0, "mid": 1.0, "dear": 40.0}
+    policy = Policy(target=0.99, explore=0.0)
+    policy.wordings = {"direct": DIRECT}
+    monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
+    monkeypatch.setattr(policy, "cost", lambda a, pool, tokens: price[a.worker])
+    chosen = {a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="balanced")}
+    assert chosen == {"cheap", "mid"}
+    chance["dear"] = 0.3  # 0.825 against 0.75: worth its price under the target
+    chosen = {a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="balanced")}
+    assert chosen == {"cheap", "mid", "dear"}
 
 
 @pytest.mark.parametrize("prefer", ["balanced", "cost"])
