@@ -95,6 +95,16 @@ def _weights_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["CONDUCTOR_LSP_CACHE"] = old
 
 
+@pytest.fixture(autouse=True)
+def _no_learned_token_counts() -> None:
+    """What one test's stand-in reported of its prompts' tokens is learned per endpoint
+    (``workers.ratios``), and a later test's stand-in may get the same port: each test
+    starts from the fixed estimate."""
+    from conductor_lsp.workers.ratios import ratios_file
+
+    ratios_file().unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _trusted_test_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The workspaces tests build under their temporary folders are the user's own: the
