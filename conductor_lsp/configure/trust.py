@@ -8,11 +8,9 @@ workspace."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from ..storage.state import user_state_dir
+from ..storage.state import user_state_dir, write_json
 
 
 def trust_file() -> Path:
@@ -39,10 +37,5 @@ def set_trusted(root: Path, trusted: bool = True) -> list[Path]:
     """Add (or remove) ``root``; the list afterwards. Written whole, atomically."""
     root = root.resolve()
     paths = [p for p in trusted_paths() if p != root] + ([root] if trusted else [])
-    path = trust_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".trusted.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump([str(p) for p in paths], f, indent=1)
-    os.replace(tmp, path)
+    write_json(trust_file(), [str(p) for p in paths], indent=1)
     return paths

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..storage.cache import cache_home
+from ..storage.state import write_json
 
 MANIFEST = "conductor-lsp-cache.json"
 FORMAT = 1
@@ -48,7 +49,7 @@ def file_digest(path: Path) -> str:
             while block := f.read(_CHUNK):
                 h.update(block)
         known[key] = h.hexdigest()
-        _write_json(index, known)
+        write_json(index, known)
         return str(known[key])
 
 
@@ -123,11 +124,3 @@ def _read_json(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)

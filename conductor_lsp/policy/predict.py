@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +30,7 @@ from ..conductor.static import DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
 from ..storage.records import as_data, read, without
+from ..storage.state import write_json
 from . import rates
 from .features import (
     Action,
@@ -304,17 +303,7 @@ class Policy:
 
     def save(self, path: Path) -> None:
         """Atomically: a crash mid-write leaves the previous file whole."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.to_json(), f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json(path, self.to_json())
 
 
 without(Policy, "_bits", "_views")

@@ -7,8 +7,11 @@ shows up in ``git status`` and is never committed by accident.
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 from pathlib import Path
+from typing import Any
 
 STATE_DIR = ".conductor"
 
@@ -18,6 +21,22 @@ def user_state_dir() -> Path:
     workspaces (which ones are trusted, what an endpoint's tokenizer makes of text)."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base).expanduser() / "conductor-lsp"
+
+
+def write_json(path: Path, data: Any, indent: int | None = None) -> None:
+    """``data`` as JSON in ``path``, atomically: a crash mid-write leaves the previous
+    file whole, and no temporary file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=indent)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def state_dir(root: Path) -> Path:

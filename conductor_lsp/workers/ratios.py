@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config.schema import WorkerConfig
 from ..context.window import CHARS_PER_TOKEN
-from ..storage.state import user_state_dir
+from ..storage.state import user_state_dir, write_json
 
 #: Ratios kept per endpoint and model (the least of them is used).
 KEEP = 20
@@ -80,16 +78,9 @@ class TokenRatios:
         self.seen[key] = values  # last: the most recent
         for old in list(self.seen)[:-MOST]:
             del self.seen[old]
-        if self.path is not None:
-            self._write(self.path)
-
-    def _write(self, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tokens.", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.seen, f, indent=1)
-            os.replace(tmp, path)
+            if self.path is not None:
+                write_json(self.path, self.seen, indent=1)
         except OSError:
             pass  # a state folder that cannot be written: learned for this session only
 
