@@ -123,8 +123,8 @@ def definitions(text: str) -> list[_Def]:
 def _first_calls(node: ast.AST) -> tuple[tuple[int, str], ...]:
     first: dict[str, int] = {}
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and call_name(n):
-            first[call_name(n)] = min(first.get(call_name(n), n.lineno), n.lineno)
+        if isinstance(n, ast.Call) and (name := call_name(n)):
+            first[name] = min(first.get(name, n.lineno), n.lineno)
     return tuple(sorted((line, name) for name, line in first.items()))
 
 
@@ -157,9 +157,11 @@ def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int
     through = {d.name for d in defs if d.start <= line <= d.end}
     out = []
     for d in defs:
+        if d.kind != "def" or not d.calls & through or d.name in through or d.name in seen:
+            continue
         own = {e.name for e in defs if d.start < e.start <= d.end}
         called = sorted((d.calls - own) & through)
-        if d.kind != "def" or not called or d.name in through or d.name in seen:
+        if not called:
             continue
         if len(seen) >= CALLERS:
             break
