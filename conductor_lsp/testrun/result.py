@@ -112,8 +112,9 @@ _TOOK = re.compile(
 )
 
 
-#: An object's address in a repr ("<function f at 0x7f5a0fe4cae0>"): new on every run.
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")
+#: An object's address in a repr ("<function f at 0x7f5a0fe4cae0>"): new on every run;
+#: also its tail where pytest cut a repr short ("Keyed([0, 1, ...7f15d8e03880>)").
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}|(?<=\.\.\.)[0-9a-f]{8,16}(?=>)")
 #: pytest's temp folders (``tmp_path``), numbered anew on every run.
 _PYTEST_TMP = re.compile(r"(?:/[^\s'\"/]+)*/pytest-of-[^\s'\"/]+/pytest-\d+")
 #: Where pytest's report of what failed begins; before it: start-up warnings, progress dots.

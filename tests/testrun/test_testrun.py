@@ -113,15 +113,20 @@ async def test_a_cancelled_run_leaves_no_report_behind(
 
 async def test_the_summary_is_the_same_text_on_every_run(tmp_path: Path) -> None:
     """Greedy models answer a prompt that differs in one digit differently: no seconds and
-    no object addresses; start-up noise before pytest's failure report is dropped when the
-    failures are read from the report."""
+    no object addresses (nor their tails, where pytest cut a repr short); start-up noise
+    before pytest's failure report is dropped when the failures are read from the
+    report."""
     (tmp_path / "conftest.py").write_text(
         "import warnings\n\n\ndef pytest_configure(config):\n"
         "    warnings.warn(UserWarning('start-up noise from a plugin'))\n"
     )
     (tmp_path / "test_f.py").write_text(
         "def f():\n    pass\n\n\ndef check(g):\n    assert g() == 1\n\n\n"
-        "def test_f():\n    check(f)\n"
+        "def test_f():\n    check(f)\n\n\n"
+        "class Keyed(list):\n    def __init__(self, key):\n        super().__init__(range(30))\n"
+        "        self.key = key\n\n    def __repr__(self):\n"
+        "        return f'Keyed({list(self)!r}, key={self.key!r})'\n\n\n"
+        "def test_keyed():\n    assert Keyed(lambda v: v) == list(range(50))\n"
     )
     command = f"{PY} -m pytest -q -p no:cacheprovider"
     first, second = [await run_tests(command, tmp_path, 60) for _ in range(2)]
@@ -129,7 +134,8 @@ async def test_the_summary_is_the_same_text_on_every_run(tmp_path: Path) -> None
     text = first.summary()
     assert text == second.summary()
     assert "0x" not in text and "start-up noise" not in text and " in 0." not in text
-    assert "= FAILURES =" in text and "assert None == 1" in text and "1 failed" in text
+    assert "= FAILURES =" in text and "assert None == 1" in text and "2 failed" in text
+    assert "assert Keyed([0, 1, ...>) == [0, 1, 2" in text  # the cut repr, without its tail
 
 
 DETACHED = (
