@@ -13,6 +13,10 @@ learns from its answers (``workers.ratios``) are what they would be; each window
 from a fresh user state (the fixed guess), and the table shows the ratios used and the
 ratios counted.
 
+``policy`` and ``policy@MODE`` rows (``@MODE`` sets ``[fix] prefer``; ``cascade@cost``
+too) use a policy fitted on the episodes of ``--fit-from`` runs (other suites'), as
+``bench/unseen.py`` does.
+
     python bench/reach.py --suite bench/tasks_injected --config bench/configs/local_pair.toml \\
         --windows 4096,8192 --strategies static,cascade --out bench/results/reach.jsonl \\
         --tokenizer /work/models/qwen2.5-coder-1.5b.gguf
@@ -32,11 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from _common import table
+from replay import strategies as chosen
 from standin import StandIn
+from two_fold import fitted
 
 from conductor_lsp import load_config
 from conductor_lsp.configure import layered
-from conductor_lsp.eval import evaluate, load_suite, parse_strategies
+from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.eval import evaluate, load_suite
+from conductor_lsp.policy import eval_episodes
 
 SILENT = "I cannot tell where the bug is from what I was shown."
 
@@ -90,7 +98,7 @@ def measure(
     os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="reach-state-")
     try:
         base = load_config(args.suite, overrides=layer)
-        strategies = parse_strategies(args.strategies, base.workers)
+        strategies = chosen(args.strategies, base.workers, str(args.policy or ""))
         results = asyncio.run(
             evaluate(tasks, strategies, base, out=out, max_iterations=args.rounds, order="tasks")
         )
@@ -144,8 +152,20 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("bench/results/reach.jsonl"))
     ap.add_argument("--tokenizer", type=Path, default=None, help="a GGUF file")
     ap.add_argument("--live", action="store_true", help="the configuration's own workers")
+    ap.add_argument(
+        "--fit-from",
+        action="append",
+        default=[],
+        type=Path,
+        help="an eval run whose episodes fit the policy of `policy` rows (repeatable)",
+    )
     args = ap.parse_args()
     args.suite, args.config = args.suite.resolve(), args.config.resolve()
+    args.policy = None
+    if args.fit_from:
+        episodes = [e for p in args.fit_from for e in read_episodes(eval_episodes(p))]
+        args.policy = args.out.with_name(f"{args.out.stem}-policy.json").resolve()
+        print(f"policy fitted on {fitted(episodes, None, args.policy)}")
     count, how = counter(args.tokenizer)
     rows = []
     for window in [int(w) for w in args.windows.split(",")]:
