@@ -82,6 +82,12 @@ def _in_part(f: FileContext, seen: Focus, budget: int) -> FileContext:
     return dataclasses.replace(f, text=shown, partial=True, why=why)
 
 
+#: Line spans shown together (a definition without its docstring is two).
+_Part = tuple[tuple[int, int], ...]
+#: What to show: the parts to try, biggest first, and what to say of it.
+_Wanted = tuple[tuple[_Part, ...], str]
+
+
 @dataclasses.dataclass(frozen=True)
 class _Def:
     name: str
@@ -93,6 +99,8 @@ class _Def:
     calls: frozenset[str] = frozenset()
     #: Each name it calls, with the first line it calls it on, in line order.
     first_calls: tuple[tuple[int, str], ...] = ()
+    #: Its docstring's first and last lines (0, 0: none).
+    doc: tuple[int, int] = (0, 0)
 
 
 def definitions(text: str) -> list[_Def]:
@@ -111,13 +119,21 @@ def definitions(text: str) -> list[_Def]:
                 first = () if kind == "class" else _first_calls(child)
                 end = child.end_lineno or start
                 calls = frozenset(name for _, name in first)
-                out.append(_Def(child.name, start, end, parents, kind, calls, first))
+                doc = _doc(child)
+                out.append(_Def(child.name, start, end, parents, kind, calls, first, doc))
                 walk(child, (*parents, child.lineno))
             else:
                 walk(child, parents)
 
     walk(tree, ())
     return out
+
+
+def _doc(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[int, int]:
+    first = node.body[0] if len(node.body) > 1 else None  # a body of a docstring alone: none
+    if isinstance(first, ast.Expr) and isinstance(getattr(first.value, "value", 0), str):
+        return first.lineno, first.end_lineno or first.lineno
+    return 0, 0
 
 
 def _first_calls(node: ast.AST) -> tuple[tuple[int, str], ...]:
@@ -128,9 +144,7 @@ def _first_calls(node: ast.AST) -> tuple[tuple[int, str], ...]:
     return tuple(sorted((line, name) for name, line in first.items()))
 
 
-def _callees(
-    defs: list[_Def], d: _Def, line: int, seen: set[str]
-) -> list[tuple[int, int, None, str]]:
+def _callees(defs: list[_Def], d: _Def, line: int, seen: set[str]) -> list[_Wanted]:
     """The functions of this file that ``d`` (a traceback frame's) called before its
     failing ``line``: a wrong value is often made there and only fails where it is
     used (``loads`` fails in ``unsign`` on the signer ``iter_unsigners`` made).
@@ -144,11 +158,11 @@ def _callees(
         if e is None or e is d or name in seen or e.start <= line <= e.end:
             continue
         seen.add(name)
-        out.append((e.start, e.end, None, f"{name} (called by {d.name} before line {line})"))
+        out.append((_whole(e), f"{name} (called by {d.name} before line {line})"))
     return out
 
 
-def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int, None, str]]:
+def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[_Wanted]:
     """The functions that call a definition the traceback's ``line`` is in (the one that
     built the failing wrapper, or chose it): the failure is where the code ran, the bug
     may be where it was chosen. ``seen``: callers already taken (at most ``CALLERS``). A
@@ -166,28 +180,25 @@ def _callers(defs: list[_Def], line: int, seen: set[str]) -> list[tuple[int, int
         if len(seen) >= CALLERS:
             break
         seen.add(d.name)
-        out.append((d.start, d.end, None, f"{d.name} (calls {called[0]}, in the traceback)"))
+        out.append((_whole(d), f"{d.name} (calls {called[0]}, in the traceback)"))
     return out
 
 
-def _wanted(
-    defs: list[_Def], points: list[int], names: list[tuple[str, str]]
-) -> Iterable[tuple[int, int, tuple[int, int] | None, str]]:
-    """Line spans in the order they matter, each with a smaller one to take when it does
-    not fit and what to say of it: each pointed-at line's innermost definition (else the
-    lines around it) and the functions that call it, then each named definition, then
-    the file's head."""
+def _wanted(defs: list[_Def], points: list[int], names: list[tuple[str, str]]) -> Iterable[_Wanted]:
+    """What to show in the order it matters, each as the parts to try, biggest first, and
+    what to say of it: each pointed-at line's innermost definition (else the lines
+    around it) and the functions that call it, then each named definition, then the
+    file's head."""
     callers: set[str] = set()
     callees: set[str] = set()
     for line in points:
-        around = (max(line - AROUND, 1), line + AROUND)
         inner = [d for d in defs if d.start <= line <= d.end]
         if not inner:
-            yield *around, None, ""
+            yield (((max(line - AROUND, 1), line + AROUND),),), ""
             continue
         d = max(inner, key=lambda d: d.start)
-        yield from ((p, p, None, "") for p in d.parents)
-        yield d.start, d.end, around, f"{d.name} ({IN_TRACEBACK}, line {line})"
+        yield from (_one_line(p) for p in d.parents)
+        yield _in_traceback(d, line), f"{d.name} ({IN_TRACEBACK}, line {line})"
         yield from _callers(defs, line, callers)
         yield from _callees(defs, d, line, callees)
     by_name: dict[str, list[_Def]] = {}
@@ -196,10 +207,34 @@ def _wanted(
     scopes = {p for line in points for d in defs if d.start <= line <= d.end for p in d.parents}
     for name, why in names:
         for d in _nearest(by_name.get(name, []), scopes):
-            yield from ((p, p, None, "") for p in d.parents)
-            yield d.start, d.end, _header(d, defs), f"{d.name} ({why})"
+            yield from (_one_line(p) for p in d.parents)
+            header = _header(d, defs)
+            yield (*_whole(d), *([(header,)] if header else [])), f"{d.name} ({why})"
     first = min((d.start for d in defs), default=HEAD_LINES + 1)
-    yield 1, min(first - 1, HEAD_LINES), None, ""
+    yield (((1, min(first - 1, HEAD_LINES)),),), ""
+
+
+def _one_line(line: int) -> _Wanted:  # an enclosing class's or function's header
+    return (((line, line),),), ""
+
+
+def _whole(d: _Def) -> tuple[_Part, ...]:
+    return (((d.start, d.end),),)
+
+
+def _in_traceback(d: _Def, line: int) -> tuple[_Part, ...]:
+    """A traceback's definition: whole; else its code without a docstring of more than
+    ``AROUND`` lines; else its lines around ``line``, inside it (the lines past its end
+    are another definition's): more of those before ``line``, where its values were
+    made."""
+    options: list[_Part] = [((d.start, d.end),)]
+    lo, hi = d.doc
+    if hi - lo >= AROUND and not lo <= line <= hi:
+        options.append(((d.start, lo - 1), (hi + 1, d.end)))
+    after = min(d.end, line + AROUND // 2)
+    before = max(d.start, line - 2 * AROUND + (after - line))
+    options.append(((before, after),))
+    return tuple(options)
 
 
 def _nearest(same: list[_Def], scopes: set[int]) -> list[_Def]:
@@ -235,10 +270,10 @@ def _excerpt(
     chosen: list[str] = []
     used = 0
     wanted = list(_wanted(defs, points, names))
-    for a, b, smaller, why in wanted:
-        for lo, hi in (a, b), *([smaller] if smaller else []):
-            span = [n for n in range(max(lo, 1), min(hi, len(lines)) + 1) if n not in keep]
-            cost = sum(len(lines[n - 1]) + 1 for n in span) + 80
+    for options, why in wanted:
+        for part in options:
+            span = [n for n in _lines(part, len(lines)) if n not in keep]
+            cost = sum(len(lines[n - 1]) + 1 for n in span) + 80 * len(part)
             if used + cost <= budget:
                 keep.update(span)
                 used += cost
@@ -246,13 +281,16 @@ def _excerpt(
                     chosen.append(why)
                 break
     if not keep and wanted:  # nothing fits: the most telling, at its smallest
-        a, b, smaller, why = wanted[0]
-        lo, hi = smaller or (a, b)
-        keep.update(range(max(lo, 1), min(hi, len(lines)) + 1))
+        options, why = wanted[0]
+        keep.update(_lines(options[-1], len(lines)))
         chosen += [why] if why else []
     if len(keep) >= len(lines):
         return None, chosen
     return _render(lines, keep, defs), chosen
+
+
+def _lines(part: _Part, most: int) -> list[int]:
+    return [n for lo, hi in part for n in range(max(lo, 1), min(hi, most) + 1)]
 
 
 def _render(lines: list[str], keep: set[int], defs: list[_Def]) -> str:

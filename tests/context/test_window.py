@@ -131,3 +131,38 @@ def test_an_endpoints_own_token_counts_are_what_the_next_request_is_fitted_by(
     assert all(counted(seen.messages_text()) <= room for seen in standin.seen[:2])
     learned = json.loads(ratios_file().read_text(encoding="utf-8"))
     assert [k for k in learned if standin.url in k]
+
+
+#: A method whose docstring is longer than its code, failing at its last line on a value
+#: its first line made (sortedcontainers' ``SortedDict.__init__``).
+DOCUMENTED = (
+    "class Sorted:\n"
+    "    def __init__(self, *args):\n"
+    '        """Make one.\n\n'
+    + "".join(f"        Prose about the sorted mapping, paragraph {k}.\n" for k in range(40))
+    + '        """\n'
+    "        if args and (args[0] is None and callable(args[0])):\n"
+    "            self._key = args[0]\n"
+    + "".join(f"        self.cached_{k} = self._list.method_{k}\n" for k in range(24))
+    + "        self._update(*args)\n\n"
+    "    @property\n    def key(self):\n        return self._key\n\n"
+    + "".join(f"    def other_{k}(self):\n        return {k}\n\n" for k in range(20))
+)
+
+
+def test_a_traceback_definition_too_big_to_show_is_shown_without_its_docstring() -> None:
+    """The lines a traceback names are the last of a long method: its code, less its
+    docstring, fits where the whole does not, and holds the line that made the value;
+    where even that does not fit, the lines before the failing one are shown, none past
+    the method's end."""
+    lines = DOCUMENTED.splitlines()
+    failing = lines.index("        self._update(*args)") + 1
+    wrong = "        if args and (args[0] is None and callable(args[0])):"
+    code = sum(len(line) + 1 for line in lines if "Prose" not in line and "other_" not in line)
+    part = excerpt(DOCUMENTED, [failing], [], code)
+    assert part is not None and wrong in part and "Prose about" not in part
+    assert "    def __init__(self, *args):" in part
+    before = sum(len(line) + 1 for line in lines[failing - 25 : failing]) + 300
+    small = excerpt(DOCUMENTED, [failing], [], before)
+    assert small is not None and "        self._update(*args)" in small
+    assert "def key(self):" not in small and "self.cached_3 " in small
