@@ -7,10 +7,9 @@ workspace."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..storage.state import user_state_dir, write_json
+from ..storage.state import read_json, user_state_dir, write_json
 
 
 def trust_file() -> Path:
@@ -19,10 +18,7 @@ def trust_file() -> Path:
 
 def trusted_paths() -> list[Path]:
     """The trusted workspaces; an unreadable list trusts none."""
-    try:
-        data = json.loads(trust_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
+    data = read_json(trust_file())
     return [Path(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
 
 

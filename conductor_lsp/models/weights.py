@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..storage.cache import cache_home
-from ..storage.state import write_json
+from ..storage.state import read_json, write_json
 
 MANIFEST = "conductor-lsp-cache.json"
 FORMAT = 1
@@ -119,8 +119,5 @@ def store(gguf: Path, dtype: str, model: Any, tokenizer: Any) -> Path:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = read_json(path)
     return data if isinstance(data, dict) else {}

@@ -23,6 +23,15 @@ def user_state_dir() -> Path:
     return Path(base).expanduser() / "conductor-lsp"
 
 
+def read_json(path: Path) -> Any:
+    """What ``write_json`` wrote in ``path``; None when it is missing or does not read as
+    JSON (a caller checks the shape it expects, and starts afresh from anything else)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def write_json(path: Path, data: Any, indent: int | None = None) -> None:
     """``data`` as JSON in ``path``, atomically: a crash mid-write leaves the previous
     file whole, and no temporary file behind."""

@@ -15,14 +15,13 @@ fixed one.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config.schema import WorkerConfig
 from ..context.window import CHARS_PER_TOKEN
-from ..storage.state import user_state_dir, write_json
+from ..storage.state import read_json, user_state_dir, write_json
 
 #: Ratios kept per endpoint and model (the least of them is used).
 KEEP = 20
@@ -54,10 +53,7 @@ class TokenRatios:
     def load(cls, path: Path | None) -> TokenRatios:
         """From ``path`` (None: kept in memory only); what does not read is left out."""
         seen: dict[str, list[float]] = {}
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path else {}
-        except (OSError, ValueError):
-            data = {}
+        data = read_json(path) if path else None
         for key, values in data.items() if isinstance(data, dict) else ():
             good = [float(v) for v in values if _sane(v)] if isinstance(values, list) else []
             if isinstance(key, str) and good:
