@@ -6,6 +6,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the provider stand-in lives with the tests
@@ -21,6 +22,14 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+def episodes_of(runs: Sequence[str | Path]) -> list[Any]:
+    """Every episode the recorded ``eval`` runs hold: what a policy is fitted on."""
+    from conductor_lsp.episodes.log import read_episodes
+    from conductor_lsp.policy import eval_episodes
+
+    return [e for run in runs for e in read_episodes(eval_episodes(Path(run)))]
 
 
 def _fmt(value: object) -> str:

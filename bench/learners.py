@@ -25,10 +25,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from _common import table
+from _common import episodes_of, table
 
-from conductor_lsp.episodes.log import read_episodes
-from conductor_lsp.policy import Action, Example, Policy, eval_episodes, examples_from, fit
+from conductor_lsp.policy import Action, Example, Policy, examples_from, fit
 from conductor_lsp.policy.features import task_features, worker_features
 from conductor_lsp.protocols import WorkerInfo
 
@@ -224,7 +223,7 @@ def main() -> None:
     runs = [Path(p) for p in args.from_eval]
     if args.scripted:
         runs += scripted_runs(Path(tempfile.mkdtemp(prefix="learners-")))
-    episodes = [e for r in runs for e in read_episodes(eval_episodes(r))]
+    episodes = episodes_of(runs)
     examples = examples_from(episodes, Policy())
     if args.first_round:  # a retry's brief names the attempt before it: a task of its own
         examples = [e for e in examples if "## Previous attempt" not in e.brief]

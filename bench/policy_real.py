@@ -20,19 +20,18 @@ import json
 import time
 from pathlib import Path
 
-from _common import REPO, table
+from _common import REPO, episodes_of, table
 
 from conductor_lsp import load_config
-from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import by_strategy, evaluate, load_suite
-from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit, scores, stamp
+from conductor_lsp.policy import Policy, examples_from, fit, scores, stamp
 
 SUITE = REPO / "bench" / "tasks"
 
 
 def main_async(args: argparse.Namespace) -> None:
     tasks = load_suite(Path(args.suite))
-    episodes = [e for f in args.from_eval for e in read_episodes(eval_episodes(Path(f)))]
+    episodes = episodes_of(args.from_eval)
     folds = [tasks[0::2], tasks[1::2]]
     base = load_config(Path.cwd(), Path(args.config))
     rows = []

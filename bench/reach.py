@@ -35,16 +35,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import table
+from _common import episodes_of, table
 from replay import strategies as chosen
 from standin import StandIn
 from two_fold import fitted
 
 from conductor_lsp import load_config
 from conductor_lsp.configure import layered
-from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import evaluate, load_suite
-from conductor_lsp.policy import eval_episodes
 
 SILENT = "I cannot tell where the bug is from what I was shown."
 
@@ -163,7 +161,7 @@ def main() -> None:
     args.suite, args.config = args.suite.resolve(), args.config.resolve()
     args.policy = None
     if args.fit_from:
-        episodes = [e for p in args.fit_from for e in read_episodes(eval_episodes(p))]
+        episodes = episodes_of(args.fit_from)
         args.policy = args.out.with_name(f"{args.out.stem}-policy.json").resolve()
         print(f"policy fitted on {fitted(episodes, None, args.policy)}")
     count, how = counter(args.tokenizer)

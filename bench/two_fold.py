@@ -30,15 +30,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, table
+from _common import REPO, episodes_of, table
 from replay import replay_config, strategies
 
 from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
-from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import TaskResult, evaluate, load_suite
 from conductor_lsp.eval.run import read_results
-from conductor_lsp.policy import Policy, eval_episodes, examples_from, fit, scores
+from conductor_lsp.policy import Policy, examples_from, fit, scores
 from conductor_lsp.policy.offline import stop_rule
 from conductor_lsp.workers import replay
 
@@ -118,7 +117,7 @@ async def online(
 ) -> list[tuple[TaskResult, int]]:
     """A policy fitted on another suite's runs (``--online-from``) meets this one: every
     task in order, ``[learn] online = true`` (the query shift, on recorded answers)."""
-    other = [e for p in args.online_from for e in read_episodes(eval_episodes(Path(p)))]
+    other = episodes_of(args.online_from)
     policy = out / "online-policy.json"
     notes.append(f"online: policy fitted on {fitted(other, None, policy)} of the other suite")
     (layer,) = strategies("policy", base.workers, str(policy)).values()
@@ -201,7 +200,7 @@ async def main_async(args: argparse.Namespace) -> None:
     if args.tasks:
         tasks = [t for t in tasks if t.name in set(args.tasks.split(","))]
     runs = [Path(p) for p in args.from_eval]
-    episodes = [e for p in runs for e in read_episodes(eval_episodes(p))]
+    episodes = episodes_of(runs)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[tuple[TaskResult, int]] = []

@@ -18,13 +18,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from _common import episodes_of
 from two_fold import chosen, fitted, fold, report, save
 
 from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
-from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import load_suite
-from conductor_lsp.policy import eval_episodes
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -34,7 +33,7 @@ async def main_async(args: argparse.Namespace) -> None:
         tasks = sorted((t for t in tasks if t.name in wanted), key=lambda t: wanted.index(t.name))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    episodes = [e for p in args.fit_from for e in read_episodes(eval_episodes(Path(p)))]
+    episodes = episodes_of(args.fit_from)
     policy = out / "policy.json"
     notes = [f"policy fitted on {fitted(episodes, None, policy)} of the other suites"]
     base = load_config(Path.cwd(), Path(args.config))
