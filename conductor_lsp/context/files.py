@@ -43,7 +43,8 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
     """Workspace modules a file imports: the code under test is usually among them.
     Relative imports (``from .core import x``, ``from . import core``) are read from
     ``rel``, the importing file's path: a package's ``__init__.py`` usually re-exports
-    what its modules define, and the module is the file to change."""
+    what its modules define, and the module is the file to change. ``from pkg import
+    name`` names ``pkg`` and, when ``name`` is one, the module ``pkg/name.py``."""
     out = []
     for dots, module, names, plain in _IMPORT.findall(text):
         if dots:
@@ -55,9 +56,10 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
         else:
             bases = [root, root / "src"]
         dotted = (module or plain).split(".") if module or plain else []
-        # ``from . import core``: the names may be modules of the package
+        # ``from . import core``, ``from pkg import lexer``: the names may be modules of
+        # the package (a test importing the module it tests that way names no file else)
         named = [n.split()[0] for n in names.split(",") if n.strip()]
-        targets = [dotted] if dotted else [[n] for n in named]
+        targets = [dotted] * bool(dotted) + [[*dotted, n] for n in named]
         for base in bases:
             for target in targets:
                 for cand in (
