@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 
 from ..errors import ConductorError
 from ..task import FileContext, Task
-from .focus import CALLED, focus
+from .focus import focus
 from .window import CHARS_PER_TOKEN, definitions, fit_task
 
 #: Characters kept for the words that say what was cut.
@@ -203,9 +203,10 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
 
 def _needed(state: Fitted) -> Callable[[FileContext], int]:
     """How much a file is needed: 2 when a traceback goes through it, 1 when it defines a
-    name the failing tests call (or their classes set up), else 0."""
+    name the failing tests call (or their classes set up), one a frame called before
+    failing, or one the code looks up by a name the failures print, else 0."""
     seen = focus(state.origin or state.task)
-    called = {name for name, why in seen.names if why == CALLED}
+    called = seen.pointed
 
     def need(f: FileContext) -> int:
         if seen.lines_in(f.path):

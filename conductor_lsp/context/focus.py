@@ -4,8 +4,11 @@ Read from the task, most telling first: the lines the tracebacks' frames name (f
 line; the enclosing definition is shown), the names the failing test functions call
 (read from their source, when the task shows it), definitions whose name is part of a
 failing test's name (``test_should_private_increment_string`` -> ``_increment_string``),
-then the names the instruction and the failures mention. Each comes with its reason,
-which the prompt states next to the file.
+what a frame's function called before its line (in whichever file defines it), methods
+looked up by a name built at run time from a word of the failures (``getattr(self,
+'visit_' + t)`` and ``not_expression`` -> ``visit_not_expression``), then the names the
+instruction and the failures mention. Each comes with its reason, which the prompt
+states next to the file.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from .files import is_test_path
 
 _LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
 _WORD = re.compile(r"[A-Za-z_]\w{2,}")
+#: A word the failures print quoted: a value (``'type': 'not_expression'``).
+_VALUE = re.compile(r"""['"]([A-Za-z_]\w*)['"]""")
 #: A failing test's name: in a test id (``file.py::test_x``) or a section header.
 _FAILING = re.compile(r"(?:::|_ )(test\w*)")
 #: A failing test's class: ``file.py::LFUDecoratorTest::test_x``.
@@ -49,9 +54,16 @@ class Focus:
                 out += lines
         return out
 
+    @property
+    def pointed(self) -> frozenset[str]:
+        """The names a failing test or a frame calls, or the code looks up by name: a
+        file defining one is needed more than one the failures merely mention."""
+        return frozenset(n for n, why in self.names if why != NAMED)
+
     def names_for(self, defined: Iterable[str]) -> list[tuple[str, str]]:
         """Names to show in a file defining ``defined``: called by a failing test first,
-        then those a failing test's name holds, then the rest mentioned."""
+        then those a failing test's name holds, then those a frame called or the code
+        looks up by name, then the rest mentioned."""
         called = [(n, w) for n, w in self.names if w == CALLED]
         parts = [
             (d, f"part of the failing test's name {t}")
@@ -78,8 +90,91 @@ def focus(task: Task) -> Focus:
         if is_test_path(f.path) or not f.editable:
             called += _calls(f.text, set(failing), classes)
     names = [(n, CALLED) for n in dict.fromkeys(called)]
-    names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in called]
-    return Focus(points, failing, tuple(names))
+    names += [(n, w) for n, w in _frame_calls(task, points).items() if n not in called]
+    names += _looked_up(task, said)
+    taken = {n for n, _ in names}
+    names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in taken]
+    first: dict[str, str] = {}
+    for name, why in names:
+        first.setdefault(name, why)
+    return Focus(points, failing, tuple(first.items()))
+
+
+def _looked_up(task: Task, said: str) -> list[tuple[str, str]]:
+    """The definitions a name built at run time reaches from a value the failures print
+    (``getattr(self, 'visit_' + node['type'])`` and ``'type': 'not_expression'`` reach
+    ``visit_not_expression``): a parser's or a visitor's methods, which no call names."""
+    prefixes = dict.fromkeys(p for f in task.files for p in _prefixes(f.text))
+    if not prefixes:
+        return []
+    trees = [_parse(f.text) for f in task.files if not f.partial]
+    defined = {n.name for t in trees if t for n in ast.walk(t) if isinstance(n, _DEFINES)}
+    return [
+        (p + w, f"looked up by name: '{p}' + '{w}', a value in the failures")
+        for w in dict.fromkeys(_VALUE.findall(said))
+        for p in prefixes
+        if p + w in defined
+    ]
+
+
+def _prefixes(source: str) -> list[str]:
+    """What ``getattr(obj, PREFIX + x)`` looks up, for each such call (``'visit_' + x``,
+    ``'visit_%s' % x``, ``f'visit_{x}'``, ``'visit_{}'.format(x)``): the dispatch of a
+    visitor or a parser, whose methods no call names."""
+    tree = _parse(source) if "getattr" in source else None
+    out = []
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.Call) and call_name(node) == "getattr" and len(node.args) > 1:
+            arg = node.args[1]
+            head: object = None
+            if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add | ast.Mod):
+                head = getattr(arg.left, "value", None)
+            elif isinstance(arg, ast.JoinedStr) and arg.values:
+                head = getattr(arg.values[0], "value", None)
+            elif isinstance(arg, ast.Call) and getattr(arg.func, "attr", "") == "format":
+                head = getattr(getattr(arg.func, "value", None), "value", None)
+            if isinstance(head, str):
+                prefix = re.split(r"[%{]", head)[0]
+                out += [prefix] if re.fullmatch(r"\w{2,}[A-Za-z_]", prefix) else []
+    return out
+
+
+_DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _frame_calls(task: Task, points: dict[str, list[int]]) -> dict[str, str]:
+    """The names each traceback frame's function calls before its line that its own file
+    does not define, with why: a wrong value is often made by a callee in another file
+    (the parser's ``_parse`` fails on the tokens the lexer's ``tokenize`` made) and fails
+    only where it is used. Those of its own file are ``window._callees``' (a few)."""
+    out: dict[str, str] = {}
+    for f in task.files:
+        lines = [] if f.partial else Focus(points).lines_in(f.path)
+        tree = _parse(f.text) if lines else None
+        nodes = list(ast.walk(tree)) if tree else []
+        defined = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        own = {n.name for n in nodes if isinstance(n, _DEFINES)}
+        for line in lines:
+            inner = [n for n in defined if n.lineno <= line <= (n.end_lineno or n.lineno)]
+            if not inner:
+                continue
+            fn = max(inner, key=lambda n: n.lineno)
+            calls = sorted(
+                (c.lineno, name)
+                for c in ast.walk(fn)
+                if isinstance(c, ast.Call) and c.lineno <= line
+                for name in _called(c)
+            )
+            why = f"called by {fn.name} before line {line}"
+            out.update((name, why) for _, name in calls if name not in own and name not in out)
+    return out
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _calls(source: str, tests: set[str], classes: set[str]) -> list[str]:
@@ -87,9 +182,8 @@ def _calls(source: str, tests: set[str], classes: set[str]) -> list[str]:
     their syntax calls), in order; then the names the failing test ``classes`` set up
     in their own bodies (``DECORATOR = staticmethod(lfu_cache)``: what a test inherited
     from a mixin runs)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parse(source)
+    if tree is None:
         return []
     out: list[str] = []
     for node in ast.walk(tree):

@@ -177,6 +177,31 @@ def test_of_the_code_files_those_the_failures_reach_are_kept_longest() -> None:
     assert kept == ["lib.py"] and "TARGET_BODY" in fitted.task.files[0].text
 
 
+def test_a_code_file_defining_what_a_frame_called_is_kept_before_one_merely_named() -> None:
+    """The parser fails on what the lexer made: no traceback line is in the lexer and no
+    test calls it, yet it is the file to keep; ``other.py`` is only named in the output."""
+    parser = "from lexer import tokenize\n\n\ndef parse(s):\n    return tokenize(s)[0]\n"
+    lexer = "def tokenize(s):\n    return s  # TOKENIZE_BODY\n" + big_file(200)
+    task = Task(
+        "Fix it.",
+        (
+            FileContext("parser.py", parser),
+            FileContext("other.py", big_file(200)),
+            FileContext("lexer.py", lexer),  # found last, and still kept
+        ),
+        test_failures=(
+            "$ pytest\nFAILED (exit 1)\n- test_p.py::test_p at test_p.py:5: IndexError\n"
+            '  File "parser.py", line 5, in parse\nIndexError: other.py\n'
+        ),
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, 600)
+    kept = [f.path for f in fitted.task.files]
+    assert kept == ["parser.py", "lexer.py"], kept
+    assert "TOKENIZE_BODY" in fitted.task.files[1].text
+
+
 def test_a_file_past_the_render_cap_still_fits_a_small_window() -> None:
     """A file longer than ``MAX_FILE_CHARS``, rendered cut at it, was mis-measured: its
     share came out bigger than the window and the request could not be sent."""

@@ -201,3 +201,54 @@ def test_what_the_failing_function_called_before_failing_is_shown_too() -> None:
     f = shown(task, "s.py")
     assert "UNSIGNERS_BODY" in f.text and "LOADS_FAILS" in f.text and "UNSIGN_BODY" in f.text
     assert f"iter_unsigners (called by loads before line {at})" in f.why
+
+
+PARSER = (
+    "from lexer import tokenize\n\n\ndef parse(text):\n"
+    "    tokens = list(tokenize(text))\n"
+    "    return tokens[0]['value']  # PARSE_FAILS\n"
+)
+TOKENIZE = "\n\ndef tokenize(text):\n    yield {'kind': text}  # TOKENIZE_BODY\n"
+
+
+def test_what_a_frame_called_before_failing_in_another_file_is_shown() -> None:
+    """The parser fails on the tokens the lexer made: no frame is in the lexer, and no
+    test calls ``tokenize``."""
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_p.py::test_value at test_p.py:3: KeyError\n"
+        '  File "parser.py", line 6, in parse\nKeyError: value\n'
+    )
+    task = Task(
+        "Fix it.",
+        (FileContext("parser.py", PARSER), FileContext("lexer.py", module(TOKENIZE))),
+        test_failures=failures,
+    )
+    assert ("tokenize", "called by parse before line 6") in focus(task).names
+    f = shown(task, "lexer.py")
+    assert "TOKENIZE_BODY" in f.text
+    assert "tokenize (called by parse before line 6)" in f.why
+
+
+VISITOR = (
+    "\n\nclass Visitor:\n    def visit(self, node):\n"
+    "        method = getattr(self, 'visit_%s' % node['type'])\n"
+    "        return method(node)\n\n"
+    "    def visit_not_expression(self, node):\n        return True  # NOT_BODY\n\n"
+    "    def visit_field(self, node):\n        return node  # FIELD_BODY\n"
+)
+
+
+def test_a_method_looked_up_by_a_name_built_from_a_word_of_the_failures_is_shown() -> None:
+    """``getattr(self, 'visit_%s' % node['type'])`` dispatches on a node's type: the
+    failure prints the parsed tree, ``'type': 'not_expression'``, and no call names
+    ``visit_not_expression``."""
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_c.py::test_expression at test_c.py:9: assert\n"
+        "E   parsed as: {'children': [], 'type': 'not_expression'}\n"
+    )
+    task = Task("Fix it.", (FileContext("visitor.py", module(VISITOR)),), test_failures=failures)
+    looked_up = "looked up by name: 'visit_' + 'not_expression', a value in the failures"
+    assert ("visit_not_expression", looked_up) in focus(task).names
+    f = shown(task, "visitor.py")
+    assert "NOT_BODY" in f.text and "FIELD_BODY" not in f.text
+    assert f"visit_not_expression ({looked_up})" in f.why
