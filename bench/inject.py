@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import json
 import random
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,11 +156,20 @@ def _write_task(tree: Path, out: Path, name: str, m: Mutation, failing: int, tes
         f'instruction = "{INSTRUCTION}"\ntest = "{test}"\nkind = "bugfix"\n\n'
         f"[solution]\nedit = {quote}\n{m.file}\n<<<<<<< SEARCH\n{m.mutated}\n=======\n"
         f"{m.original}\n>>>>>>> REPLACE\n{quote}\n\n"
-        f"[injected]\nfile = {m.file!r}\nline = {m.line}\nfunction = {m.where!r}\n"
-        f"operator = {m.operator!r}\nfailing = {failing}\n"
-        f"mutated = {m.mutated!r}\noriginal = {m.original!r}\n",
+        f"[injected]\nfile = {_toml(m.file)}\nline = {m.line}\nfunction = {_toml(m.where)}\n"
+        f"operator = {_toml(m.operator)}\nfailing = {failing}\n"
+        f"mutated = {_toml(m.mutated)}\noriginal = {_toml(m.original)}\n",
         encoding="utf-8",
     )
+    written = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8"))["injected"]
+    if (written["mutated"], written["original"]) != (m.mutated, m.original):
+        raise SystemExit(f"{name}: task.toml does not read back the mutated line as written")
+
+
+def _toml(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's): Python's repr wrote a tab as
+    ``'\\t'``, which TOML's literal strings keep as a backslash and a ``t``."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def main() -> None:
