@@ -34,6 +34,8 @@ _CLASS = re.compile(r"::([A-Za-z_]\w*)::test")
 IN_TRACEBACK = "in the traceback"
 CALLED = "called by the failing test"
 NAMED = "named in the task or the failures"
+#: The callees shown of each function a failing test calls.
+CALLEES = 2
 
 
 @dataclass(frozen=True)
@@ -92,12 +94,36 @@ def focus(task: Task) -> Focus:
     names = [(n, CALLED) for n in dict.fromkeys(called)]
     names += [(n, w) for n, w in _frame_calls(task, points).items() if n not in called]
     names += _looked_up(task, said)
+    names += _called_calls(task, list(dict.fromkeys(called)))
     taken = {n for n, _ in names}
     names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in taken]
     first: dict[str, str] = {}
     for name, why in names:
         first.setdefault(name, why)
     return Focus(points, failing, tuple(first.items()))
+
+
+def _called_calls(task: Task, called: list[str]) -> list[tuple[str, str]]:
+    """What the functions a failing test calls call first (``CALLEES`` each, of those the
+    task's code defines): a test that fails by assertion names no frame, and the wrong
+    value is often made one call further (``groupby`` calls ``getter``;
+    ``pattern_to_regex`` calls ``__normalize_segments``)."""
+    code = [
+        t for f in task.files if not f.partial and not is_test_path(f.path) if (t := _parse(f.text))
+    ]
+    nodes = [n for t in code for n in ast.walk(t) if isinstance(n, _DEFINES)]
+    defined = {n.name for n in nodes}
+    out: list[tuple[str, str]] = []
+    for fn in (
+        n for name in called for n in nodes if n.name == name and not isinstance(n, ast.ClassDef)
+    ):
+        calls = sorted(
+            (c.lineno, m) for c in ast.walk(fn) if isinstance(c, ast.Call) for m in _called(c)
+        )
+        mine = [m for m in dict.fromkeys(m for _, m in calls) if m in defined and m not in called]
+        why = f"called by {fn.name}, which the failing test calls"
+        out += [(m, why) for m in mine[:CALLEES]]
+    return out
 
 
 def _looked_up(task: Task, said: str) -> list[tuple[str, str]]:
@@ -212,7 +238,14 @@ _SPECIAL = {
     "enumerate": "__iter__", "zip": "__iter__", "sum": "__iter__", "min": "__iter__",
     "max": "__iter__", "any": "__iter__", "all": "__iter__", "reversed": "__reversed__",
     "hash": "__hash__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
+    "assertEqual": "__eq__", "assertNotEqual": "__ne__",
 }  # fmt: skip
+_COMPARE = {
+    ast.Eq: "__eq__",
+    ast.NotEq: "__ne__",
+    ast.In: "__contains__",
+    ast.NotIn: "__contains__",
+}
 _CONTEXT = {ast.Store: "__setitem__", ast.Load: "__getitem__", ast.Del: "__delitem__"}
 
 
@@ -227,10 +260,11 @@ def _called(node: ast.AST) -> list[str]:
         name = call_name(node)
         if name and not name.startswith("assert"):
             return [name, *([_SPECIAL[name]] if name in _SPECIAL else [])]
+        return [_SPECIAL[name]] if name in _SPECIAL else []
     if isinstance(node, ast.Subscript):
         return [_CONTEXT[type(node.ctx)]]
-    if isinstance(node, ast.Compare) and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops):
-        return ["__contains__"]
+    if isinstance(node, ast.Compare):
+        return [_COMPARE[type(o)] for o in node.ops if type(o) in _COMPARE]
     if isinstance(node, ast.For | ast.comprehension):
         return ["__iter__"]
     if isinstance(node, ast.ClassDef):  # its body's descriptors are told their names

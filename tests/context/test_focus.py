@@ -252,3 +252,49 @@ def test_a_method_looked_up_by_a_name_built_from_a_word_of_the_failures_is_shown
     f = shown(task, "visitor.py")
     assert "NOT_BODY" in f.text and "FIELD_BODY" not in f.text
     assert f"visit_not_expression ({looked_up})" in f.why
+
+
+GROUP = (
+    "\n\ndef getter(key):\n    return lambda x: x[key + 1]  # GETTER_BODY\n\n\n"
+    "def groupby(key, seq):\n    get = getter(key)\n    return [get(x) for x in seq]\n"
+)
+
+
+def test_what_a_function_the_failing_test_calls_calls_first_is_shown() -> None:
+    """The test fails by assertion, so no frame is in the library: the wrong value is
+    made by ``getter``, which ``groupby`` (what the test calls) calls."""
+    tests = (
+        "from lib import groupby\n\n\ndef test_groupby():\n    assert groupby(0, [[1]]) == [1]\n"
+    )
+    failures = "$ pytest\nFAILED (exit 1)\n- test_g.py::test_groupby at test_g.py:5: assert\n"
+    task = Task(
+        "Fix it.",
+        (FileContext("lib.py", module(GROUP)), FileContext("test_g.py", tests, editable=False)),
+        test_failures=failures,
+    )
+    why = "called by groupby, which the failing test calls"
+    assert ("getter", why) in focus(task).names
+    f = shown(task, "lib.py")
+    assert "GETTER_BODY" in f.text and f"getter ({why})" in f.why
+
+
+EQUAL = (
+    "\n\nclass Spec:\n    def __init__(self, lines):\n        self.lines = lines\n\n"
+    "    def __eq__(self, other):\n        return self.lines != other.lines  # EQ_BODY\n"
+)
+
+
+def test_an_equality_the_failing_test_asserts_brings_in_eq() -> None:
+    """``assertEqual(a, b)`` and ``a == b`` call ``__eq__``: a name the test never writes."""
+    tests = (
+        "import unittest\nfrom spec import Spec\n\n\nclass SpecTest(unittest.TestCase):\n"
+        "    def test_eq(self):\n        self.assertEqual(Spec([1]), Spec([1]))\n"
+    )
+    failures = "$ pytest\nFAILED (exit 1)\n- test_s.py::SpecTest::test_eq at test_s.py:7: E\n"
+    task = Task(
+        "Fix it.",
+        (FileContext("spec.py", module(EQUAL)), FileContext("test_s.py", tests, editable=False)),
+        test_failures=failures,
+    )
+    assert ("__eq__", CALLED) in focus(task).names
+    assert "EQ_BODY" in shown(task, "spec.py").text
