@@ -203,8 +203,9 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
 
 def _needed(state: Fitted) -> Callable[[FileContext], int]:
     """How much a file is needed: 2 when a traceback goes through it, 1 when it defines a
-    name the failing tests call (or their classes set up), one a frame called before
-    failing, or one the code looks up by a name the failures print, else 0."""
+    name the failing tests call (or their classes set up) or one that calls, one a frame
+    called before failing, or one the code looks up by a name the failures print, else
+    0 (``Focus.pointed``)."""
     seen = focus(state.origin or state.task)
     called = seen.pointed
 

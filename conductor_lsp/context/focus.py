@@ -5,10 +5,10 @@ line; the enclosing definition is shown), the names the failing test functions c
 (read from their source, when the task shows it), definitions whose name is part of a
 failing test's name (``test_should_private_increment_string`` -> ``_increment_string``),
 what a frame's function called before its line (in whichever file defines it), methods
-looked up by a name built at run time from a word of the failures (``getattr(self,
-'visit_' + t)`` and ``not_expression`` -> ``visit_not_expression``), then the names the
-instruction and the failures mention. Each comes with its reason, which the prompt
-states next to the file.
+looked up by a name built at run time from a value the failures print (``getattr(self,
+'visit_' + t)`` and ``'not_expression'`` -> ``visit_not_expression``), what the
+functions the failing test calls call first, then the names the instruction and the
+failures mention. Each comes with its reason, which the prompt states next to the file.
 """
 
 from __future__ import annotations
@@ -58,14 +58,15 @@ class Focus:
 
     @property
     def pointed(self) -> frozenset[str]:
-        """The names a failing test or a frame calls, or the code looks up by name: a
-        file defining one is needed more than one the failures merely mention."""
+        """The names a failing test, a frame or a function the test calls calls, or the
+        code looks up by name: a file defining one is needed more than one the failures
+        merely mention."""
         return frozenset(n for n, why in self.names if why != NAMED)
 
     def names_for(self, defined: Iterable[str]) -> list[tuple[str, str]]:
         """Names to show in a file defining ``defined``: called by a failing test first,
-        then those a failing test's name holds, then those a frame called or the code
-        looks up by name, then the rest mentioned."""
+        then those a failing test's name holds, then those a frame called, the code looks
+        up by name or a function the test calls calls, then the rest mentioned."""
         called = [(n, w) for n, w in self.names if w == CALLED]
         parts = [
             (d, f"part of the failing test's name {t}")
