@@ -92,10 +92,11 @@ def focus(task: Task) -> Focus:
     for f in task.files:
         if is_test_path(f.path) or not f.editable:
             called += _calls(f.text, set(failing), classes)
+    trees = {f.path: t for f in task.files if not f.partial if (t := _parse(f.text))}
     names = [(n, CALLED) for n in dict.fromkeys(called)]
-    names += [(n, w) for n, w in _frame_calls(task, points).items() if n not in called]
-    names += _looked_up(task, said)
-    names += _called_calls(task, list(dict.fromkeys(called)))
+    names += [(n, w) for n, w in _frame_calls(trees, points).items() if n not in called]
+    names += _looked_up(trees, said)
+    names += _called_calls(trees, list(dict.fromkeys(called)))
     taken = {n for n, _ in names}
     names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in taken]
     first: dict[str, str] = {}
@@ -104,14 +105,12 @@ def focus(task: Task) -> Focus:
     return Focus(points, failing, tuple(first.items()))
 
 
-def _called_calls(task: Task, called: list[str]) -> list[tuple[str, str]]:
+def _called_calls(trees: _Trees, called: list[str]) -> list[tuple[str, str]]:
     """What the functions a failing test calls call first (``CALLEES`` each, of those the
     task's code defines): a test that fails by assertion names no frame, and the wrong
     value is often made one call further (``groupby`` calls ``getter``;
     ``pattern_to_regex`` calls ``__normalize_segments``)."""
-    code = [
-        t for f in task.files if not f.partial and not is_test_path(f.path) if (t := _parse(f.text))
-    ]
+    code = [t for path, t in trees.items() if not is_test_path(path)]
     nodes = [n for t in code for n in ast.walk(t) if isinstance(n, _DEFINES)]
     defined = {n.name for n in nodes}
     out: list[tuple[str, str]] = []
@@ -127,15 +126,14 @@ def _called_calls(task: Task, called: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _looked_up(task: Task, said: str) -> list[tuple[str, str]]:
+def _looked_up(trees: _Trees, said: str) -> list[tuple[str, str]]:
     """The definitions a name built at run time reaches from a value the failures print
     (``getattr(self, 'visit_' + node['type'])`` and ``'type': 'not_expression'`` reach
     ``visit_not_expression``): a parser's or a visitor's methods, which no call names."""
-    prefixes = dict.fromkeys(p for f in task.files for p in _prefixes(f.text))
+    prefixes = dict.fromkeys(p for t in trees.values() for p in _prefixes(t))
     if not prefixes:
         return []
-    trees = [_parse(f.text) for f in task.files if not f.partial]
-    defined = {n.name for t in trees if t for n in ast.walk(t) if isinstance(n, _DEFINES)}
+    defined = {n.name for t in trees.values() for n in ast.walk(t) if isinstance(n, _DEFINES)}
     return [
         (p + w, f"looked up by name: '{p}' + '{w}', a value in the failures")
         for w in dict.fromkeys(_VALUE.findall(said))
@@ -144,13 +142,12 @@ def _looked_up(task: Task, said: str) -> list[tuple[str, str]]:
     ]
 
 
-def _prefixes(source: str) -> list[str]:
+def _prefixes(tree: ast.Module) -> list[str]:
     """What ``getattr(obj, PREFIX + x)`` looks up, for each such call (``'visit_' + x``,
     ``'visit_%s' % x``, ``f'visit_{x}'``, ``'visit_{}'.format(x)``): the dispatch of a
     visitor or a parser, whose methods no call names."""
-    tree = _parse(source) if "getattr" in source else None
     out = []
-    for node in ast.walk(tree) if tree else ():
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and call_name(node) == "getattr" and len(node.args) > 1:
             arg = node.args[1]
             head: object = None
@@ -167,18 +164,19 @@ def _prefixes(source: str) -> list[str]:
 
 
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: The task's files that parse, by path (those shown whole: a part's lines are not the file's).
+_Trees = dict[str, ast.Module]
 
 
-def _frame_calls(task: Task, points: dict[str, list[int]]) -> dict[str, str]:
+def _frame_calls(trees: _Trees, points: dict[str, list[int]]) -> dict[str, str]:
     """The names each traceback frame's function calls before its line that its own file
     does not define, with why: a wrong value is often made by a callee in another file
     (the parser's ``_parse`` fails on the tokens the lexer's ``tokenize`` made) and fails
     only where it is used. Those of its own file are ``window._callees``' (a few)."""
     out: dict[str, str] = {}
-    for f in task.files:
-        lines = [] if f.partial else Focus(points).lines_in(f.path)
-        tree = _parse(f.text) if lines else None
-        nodes = list(ast.walk(tree)) if tree else []
+    for path, tree in trees.items():
+        lines = Focus(points).lines_in(path)
+        nodes = list(ast.walk(tree)) if lines else []
         defined = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
         own = {n.name for n in nodes if isinstance(n, _DEFINES)}
         for line in lines:
