@@ -22,8 +22,10 @@ MAX_READ_CHARS = 1_000_000
 #: (a suite that runs one mixin's tests for every class) must not crowd the code out.
 MAX_TEST_FILES = 3
 _NAMED = re.compile(r"(?<![\w./-])([\w][\w./-]*\.py)\b")
+#: ``from .m import a, b``, ``from .m import (\n    a,  # why\n    b)``, ``import m``.
 _IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w.]+))",
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([\w, \t]*))"
+    r"|import[ \t]+([\w.]+))",
     re.M,
 )
 
@@ -46,7 +48,8 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
     what its modules define, and the module is the file to change. ``from pkg import
     name`` names ``pkg`` and, when ``name`` is one, the module ``pkg/name.py``."""
     out = []
-    for dots, module, names, plain in _IMPORT.findall(text):
+    for dots, module, wrapped, names, plain in _IMPORT.findall(text):
+        names = re.sub(r"#[^\n]*", "", wrapped) or names
         if dots:
             parts = PurePosixPath(rel).parent.parts
             up = len(dots) - 1

@@ -72,6 +72,8 @@ def test_relative_imports_resolve_from_the_importing_file(tmp_path: Path) -> Non
     assert local_imports(root, "from .b import z\n") == []  # no importing file: unknown
     absolute = local_imports(root, "from pkg.sub import b, nothing\n", "tests/test_b.py")
     assert absolute == ["src/pkg/sub/__init__.py", "src/pkg/sub/b.py"]
+    wrapped = "from pkg.sub import (\n\tnothing,  # not a module\n\tc)\n"
+    assert local_imports(root, wrapped) == ["src/pkg/sub/__init__.py", "src/pkg/sub/c.py"]
 
 
 def test_tests_that_hang_still_show_the_test_file_and_the_code_it_imports(
