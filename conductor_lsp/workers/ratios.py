@@ -68,9 +68,9 @@ class TokenRatios:
     def learn(self, key: str, text: str, tokens: int) -> None:
         """One answer's report: ``text`` sent took ``tokens``. Kept, and written."""
         digits = _digits(text)
-        if tokens <= digits or not _sane((len(text) - digits) / (tokens - digits)):
+        if tokens <= digits or not _sane((_length(text) - digits) / (tokens - digits)):
             return
-        values = [*self.seen.pop(key, []), (len(text) - digits) / (tokens - digits)][-KEEP:]
+        values = [*self.seen.pop(key, []), (_length(text) - digits) / (tokens - digits)][-KEEP:]
         self.seen[key] = values  # last: the most recent
         for old in list(self.seen)[:-MOST]:
             del self.seen[old]
@@ -84,7 +84,14 @@ class TokenRatios:
 def estimate(text: str, chars_per_token: float) -> int:
     """Tokens ``text`` takes, about: a token per digit, the rest at ``chars_per_token``."""
     digits = _digits(text)
-    return digits + math.ceil((len(text) - digits) / chars_per_token)
+    return digits + math.ceil((_length(text) - digits) / chars_per_token)
+
+
+def _length(text: str) -> int:
+    """Characters, a tab as four: a tokenizer spends on a tab what it spends on the four
+    spaces it stands for (Qwen's: 6,726 tokens for a module indented by tabs, 6,745 with
+    spaces), so a ratio learned on code indented by spaces fits one indented by tabs."""
+    return len(text) + 3 * text.count("\t")
 
 
 def _digits(text: str) -> int:

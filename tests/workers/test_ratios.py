@@ -14,6 +14,18 @@ def test_digits_are_a_token_each_the_rest_at_the_ratio() -> None:
     assert estimate("", 3.0) == 0
 
 
+def test_a_ratio_learned_on_code_indented_by_spaces_fits_code_indented_by_tabs() -> None:
+    """A tokenizer spends on a tab what it spends on four spaces: the ratio learned on
+    one indentation estimates the other as many tokens, not a fifth fewer."""
+    spaces = "".join(f"        return value_{i}\n" for i in range(100))
+    tabs = spaces.replace("        ", "\t\t")
+    ratios = TokenRatios.load(None)
+    ratios.learn("k", spaces, 500)
+    assert estimate(tabs, ratios.chars_per_token("k")) == estimate(
+        spaces, ratios.chars_per_token("k")
+    )
+
+
 def test_the_least_ratio_reported_less_a_margin_is_used_and_kept(tmp_path) -> None:
     path = tmp_path / "state" / "tokens.json"
     ratios = TokenRatios.load(path)
