@@ -30,6 +30,12 @@ def shown(task: Task, path: str) -> FileContext:
     return next(f for f in fitted.files if f.path == path)
 
 
+def failing_on(path: str, code: str, test_path: str, tests: str, failures: str) -> Task:
+    """A task showing a module and the (read-only) test file that fails on it."""
+    files = (FileContext(path, module(code)), FileContext(test_path, tests, editable=False))
+    return Task("Fix it.", files, test_failures=failures)
+
+
 def test_a_traceback_frame_brings_in_the_function_around_its_line() -> None:
     """The frame names a longer path than the task's (``src/pkg/version.py``)."""
     text = module(INCREMENT)
@@ -64,11 +70,7 @@ def test_what_the_failing_test_calls_is_shown() -> None:
         "def test_fine():\n    assert helper_3(1) == 4\n"
     )
     failures = "$ pytest\nFAILED (exit 1)\n- test_v.py::test_parse at test_v.py:6: assert\n"
-    task = Task(
-        "Fix it.",
-        (FileContext("version.py", module(PARSE)), FileContext("test_v.py", tests, editable=False)),
-        test_failures=failures,
-    )
+    task = failing_on("version.py", PARSE, "test_v.py", tests, failures)
     seen = focus(task)
     assert ("parse_version", CALLED) in seen.names and "helper_3" not in dict(seen.names)
     f = shown(task, "version.py")
@@ -267,11 +269,7 @@ def test_what_a_function_the_failing_test_calls_calls_first_is_shown() -> None:
         "from lib import groupby\n\n\ndef test_groupby():\n    assert groupby(0, [[1]]) == [1]\n"
     )
     failures = "$ pytest\nFAILED (exit 1)\n- test_g.py::test_groupby at test_g.py:5: assert\n"
-    task = Task(
-        "Fix it.",
-        (FileContext("lib.py", module(GROUP)), FileContext("test_g.py", tests, editable=False)),
-        test_failures=failures,
-    )
+    task = failing_on("lib.py", GROUP, "test_g.py", tests, failures)
     why = "called by groupby, which the failing test calls"
     assert ("getter", why) in focus(task).names
     f = shown(task, "lib.py")
@@ -291,10 +289,6 @@ def test_an_equality_the_failing_test_asserts_brings_in_eq() -> None:
         "    def test_eq(self):\n        self.assertEqual(Spec([1]), Spec([1]))\n"
     )
     failures = "$ pytest\nFAILED (exit 1)\n- test_s.py::SpecTest::test_eq at test_s.py:7: E\n"
-    task = Task(
-        "Fix it.",
-        (FileContext("spec.py", module(EQUAL)), FileContext("test_s.py", tests, editable=False)),
-        test_failures=failures,
-    )
+    task = failing_on("spec.py", EQUAL, "test_s.py", tests, failures)
     assert ("__eq__", CALLED) in focus(task).names
     assert "EQ_BODY" in shown(task, "spec.py").text
