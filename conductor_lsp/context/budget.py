@@ -207,12 +207,12 @@ def _needed(state: Fitted) -> Callable[[FileContext], int]:
     called before failing, or one the code looks up by a name the failures print, else
     0 (``Focus.pointed``)."""
     seen = focus(state.origin or state.task)
-    called = seen.pointed
+    pointed = seen.pointed
 
     def need(f: FileContext) -> int:
         if seen.lines_in(f.path):
             return 2
-        return int(any(d.name in called for d in definitions(f.text)))
+        return int(any(d.name in pointed for d in definitions(f.text)))
 
     return need
 

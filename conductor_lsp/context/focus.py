@@ -34,8 +34,9 @@ _CLASS = re.compile(r"::([A-Za-z_]\w*)::test")
 IN_TRACEBACK = "in the traceback"
 CALLED = "called by the failing test"
 NAMED = "named in the task or the failures"
-#: The callees shown of each function a failing test calls.
-CALLEES = 2
+#: The callees shown of each function a failing test calls (``window.CALLEES`` is a
+#: traceback function's, per file).
+TEST_CALLEES = 2
 
 
 @dataclass(frozen=True)
@@ -88,15 +89,17 @@ def focus(task: Task) -> Focus:
         points.setdefault(path.removeprefix("./"), []).append(int(line))
     failing = tuple(dict.fromkeys(_FAILING.findall(task.test_failures)))
     classes = set(_CLASS.findall(task.test_failures))
+    parsed = [(f, _parse(f.text)) for f in task.files]
     called: list[str] = []
-    for f in task.files:
-        if is_test_path(f.path) or not f.editable:
-            called += _calls(f.text, set(failing), classes)
-    trees = {f.path: t for f in task.files if not f.partial if (t := _parse(f.text))}
+    for f, tree in parsed:
+        if tree and (is_test_path(f.path) or not f.editable):
+            called += _calls(tree, set(failing), classes)
+    trees = {f.path: t for f, t in parsed if t and not f.partial}
+    defs = {path: [n for n in ast.walk(t) if isinstance(n, _DEFINES)] for path, t in trees.items()}
     names = [(n, CALLED) for n in dict.fromkeys(called)]
-    names += [(n, w) for n, w in _frame_calls(trees, points).items() if n not in called]
-    names += _looked_up(trees, said)
-    names += _called_calls(trees, list(dict.fromkeys(called)))
+    names += [(n, w) for n, w in _frame_calls(defs, points).items() if n not in called]
+    names += _looked_up(trees, defs, said)
+    names += _called_calls(defs, list(dict.fromkeys(called)))
     taken = {n for n, _ in names}
     names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in taken]
     first: dict[str, str] = {}
@@ -105,13 +108,12 @@ def focus(task: Task) -> Focus:
     return Focus(points, failing, tuple(first.items()))
 
 
-def _called_calls(trees: _Trees, called: list[str]) -> list[tuple[str, str]]:
-    """What the functions a failing test calls call first (``CALLEES`` each, of those the
+def _called_calls(defs: _Defs, called: list[str]) -> list[tuple[str, str]]:
+    """What the functions a failing test calls call first (``TEST_CALLEES`` each, of those the
     task's code defines): a test that fails by assertion names no frame, and the wrong
     value is often made one call further (``groupby`` calls ``getter``;
     ``pattern_to_regex`` calls ``__normalize_segments``)."""
-    code = [t for path, t in trees.items() if not is_test_path(path)]
-    nodes = [n for t in code for n in ast.walk(t) if isinstance(n, _DEFINES)]
+    nodes = [n for path, found in defs.items() if not is_test_path(path) for n in found]
     defined = {n.name for n in nodes}
     out: list[tuple[str, str]] = []
     for fn in (
@@ -122,18 +124,18 @@ def _called_calls(trees: _Trees, called: list[str]) -> list[tuple[str, str]]:
         )
         mine = [m for m in dict.fromkeys(m for _, m in calls) if m in defined and m not in called]
         why = f"called by {fn.name}, which the failing test calls"
-        out += [(m, why) for m in mine[:CALLEES]]
+        out += [(m, why) for m in mine[:TEST_CALLEES]]
     return out
 
 
-def _looked_up(trees: _Trees, said: str) -> list[tuple[str, str]]:
+def _looked_up(trees: _Trees, defs: _Defs, said: str) -> list[tuple[str, str]]:
     """The definitions a name built at run time reaches from a value the failures print
     (``getattr(self, 'visit_' + node['type'])`` and ``'type': 'not_expression'`` reach
     ``visit_not_expression``): a parser's or a visitor's methods, which no call names."""
     prefixes = dict.fromkeys(p for t in trees.values() for p in _prefixes(t))
     if not prefixes:
         return []
-    defined = {n.name for t in trees.values() for n in ast.walk(t) if isinstance(n, _DEFINES)}
+    defined = {n.name for found in defs.values() for n in found}
     return [
         (p + w, f"looked up by name: '{p}' + '{w}', a value in the failures")
         for w in dict.fromkeys(_VALUE.findall(said))
@@ -166,19 +168,20 @@ def _prefixes(tree: ast.Module) -> list[str]:
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 #: The task's files that parse, by path (those shown whole: a part's lines are not the file's).
 _Trees = dict[str, ast.Module]
+#: Their functions and classes, nested ones too, by path.
+_Defs = dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]]
 
 
-def _frame_calls(trees: _Trees, points: dict[str, list[int]]) -> dict[str, str]:
+def _frame_calls(defs: _Defs, points: dict[str, list[int]]) -> dict[str, str]:
     """The names each traceback frame's function calls before its line that its own file
     does not define, with why: a wrong value is often made by a callee in another file
     (the parser's ``_parse`` fails on the tokens the lexer's ``tokenize`` made) and fails
     only where it is used. Those of its own file are ``window._callees``' (a few)."""
     out: dict[str, str] = {}
-    for path, tree in trees.items():
+    for path, found in defs.items():
         lines = Focus(points).lines_in(path)
-        nodes = list(ast.walk(tree)) if lines else []
-        defined = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-        own = {n.name for n in nodes if isinstance(n, _DEFINES)}
+        defined = [n for n in found if not isinstance(n, ast.ClassDef)]
+        own = {n.name for n in found}
         for line in lines:
             inner = [n for n in defined if n.lineno <= line <= (n.end_lineno or n.lineno)]
             if not inner:
@@ -202,14 +205,11 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
-def _calls(source: str, tests: set[str], classes: set[str]) -> list[str]:
+def _calls(tree: ast.Module, tests: set[str], classes: set[str]) -> list[str]:
     """The names the functions ``tests`` call (``f(...)``, ``obj.f(...)``, and what
     their syntax calls), in order; then the names the failing test ``classes`` set up
     in their own bodies (``DECORATOR = staticmethod(lfu_cache)``: what a test inherited
     from a mixin runs)."""
-    tree = _parse(source)
-    if tree is None:
-        return []
     out: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in tests:

@@ -68,9 +68,10 @@ class TokenRatios:
     def learn(self, key: str, text: str, tokens: int) -> None:
         """One answer's report: ``text`` sent took ``tokens``. Kept, and written."""
         digits = _digits(text)
-        if tokens <= digits or not _sane((_length(text) - digits) / (tokens - digits)):
+        ratio = (_length(text) - digits) / (tokens - digits) if tokens > digits else 0.0
+        if not _sane(ratio):
             return
-        values = [*self.seen.pop(key, []), (_length(text) - digits) / (tokens - digits)][-KEEP:]
+        values = [*self.seen.pop(key, []), ratio][-KEEP:]
         self.seen[key] = values  # last: the most recent
         for old in list(self.seen)[:-MOST]:
             del self.seen[old]
