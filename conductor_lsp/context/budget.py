@@ -30,10 +30,14 @@ from collections.abc import Callable, Mapping
 from ..errors import ConductorError
 from ..task import FileContext, Task
 from .focus import focus
-from .window import CHARS_PER_TOKEN, definitions, fit_task
+from .window import CHARS_PER_TOKEN, definitions, fit_task, least_share
 
 #: Characters kept for the words that say what was cut.
 NOTE_ROOM = 600
+#: The least share of characters a file shown in part is given: where the files would
+#: have less each, whole files go first (the least needed), so that those left show
+#: the code the failures point at rather than each its head.
+MIN_SHARE = 2000
 #: Measures a request built from a task and the earlier steps' texts, in characters.
 Size = Callable[[Task, Mapping[int, str]], int]
 
@@ -167,12 +171,39 @@ def _in_part(state: Fitted, task: Task, size: Size, limit: int) -> Task:
     """``task`` with its files shown in part so that the whole request is within ``limit``;
     what to show is read from the task as it came (every failure's traceback, where the
     shown test output keeps the first one's)."""
-    room = max(len(task.render()) - (size(task, state.steps) - limit), 1)
-    return fit_task(task, room, focus(state.origin or state.task))
+    return fit_task(task, _room(state, task, size, limit), focus(state.origin or state.task))
+
+
+def _room(state: Fitted, task: Task, size: Size, limit: int) -> int:
+    """What ``task``'s render may take for the whole request to be within ``limit``."""
+    return max(len(task.render()) - (size(task, state.steps) - limit), 1)
+
+
+def _thin(state: Fitted, task: Task, size: Size, limit: int) -> bool:
+    """Whether ``task``'s files, shown in part within ``limit``, would each get less
+    than ``MIN_SHARE`` (or a third of the room, in a window too small for that; one file
+    left is never thin: there is nothing else to give)."""
+    if len(task.files) < 2:
+        return False
+    room = _room(state, task, size, limit)
+    return least_share(task, room) < min(MIN_SHARE, room // 3)
+
+
+def _crowded(state: Fitted, fitted: Task) -> bool:
+    """Whether a file the failures do not reach takes room from one they reach that is
+    shown in part (``_needed``: a file only named holds no frame, nothing called)."""
+    need, whole = _needed(state), {f.path: f for f in (state.origin or state.task).files}
+    needed = {f.path: need(whole.get(f.path, f)) for f in fitted.files}  # read whole
+    cut = any(f.partial and needed[f.path] for f in fitted.files)
+    return cut and not all(needed.values())
 
 
 def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
+    if _thin(state, state.task, size, limit):
+        return state  # whole files go first (``_fewer_files``)
     fitted = _in_part(state, state.task, size, limit)
+    if _crowded(state, fitted) and len(fitted.files) > 1:
+        return state
     parts = [f.path for f in fitted.files if f.partial]
     what = f"parts of {_listed(parts)} (marked '# ... not shown')" if parts else ""
     return _note(state, fitted, state.steps, what) if parts else state
@@ -182,7 +213,8 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
     """Whole files left out, the least needed first: the tests (the failure's traceback
     already quotes the failing test), then the code files the failures do not reach (no
     traceback line in them, no definition the failing tests call), the last found first;
-    the rest fitted again."""
+    the rest fitted again, until they fit and none is shown in less than
+    ``MIN_SHARE``."""
     whole = {f.path: f for f in (state.origin or state.task).files}
     files = [whole[f.path] for f in state.task.files]  # whole again, to be refitted
     need = _needed(state)
@@ -193,8 +225,10 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
         drop = min(reversed(tests or files), key=need)  # among equals, the last found
         files.remove(drop)
         left_out.append(drop.path)
-        task = _in_part(state, dataclasses.replace(state.task, files=tuple(files)), size, limit)
-        if size(task, state.steps) <= limit:
+        fewer = dataclasses.replace(state.task, files=tuple(files))
+        task = _in_part(state, fewer, size, limit)
+        fits = size(task, state.steps) <= limit
+        if fits and not _thin(state, fewer, size, limit) and not _crowded(state, task):
             break
     if not left_out:
         return state

@@ -65,10 +65,13 @@ class Focus:
         return frozenset(n for n, why in self.names if why != NAMED)
 
     def names_for(self, defined: Iterable[str]) -> list[tuple[str, str]]:
-        """Names to show in a file defining ``defined``: called by a failing test first,
-        then those a failing test's name holds, then those a frame called, the code looks
-        up by name or a function the test calls calls, then the rest mentioned."""
+        """Names to show in a file defining ``defined``: called by a failing test first
+        (those its name holds too before the rest: ``test_discard`` calls ``_check``
+        and ``discard``), then those a failing test's name holds, then those a frame
+        called, a message the failures print comes from, the code looks up by name or a
+        function the test calls calls, then the rest mentioned."""
         called = [(n, w) for n, w in self.names if w == CALLED]
+        both = [(n, w) for n, w in called if any(_part_of(n, t) for t in self.failing)]
         parts = [
             (d, f"part of the failing test's name {t}")
             for d in defined
@@ -76,7 +79,7 @@ class Focus:
             if _part_of(d, t)
         ]
         named = [(n, w) for n, w in self.names if w != CALLED]
-        return list(dict.fromkeys(called + parts + named))
+        return list(dict.fromkeys(both + called + parts + named))
 
 
 @functools.lru_cache(maxsize=16)
@@ -98,8 +101,11 @@ def focus(task: Task) -> Focus:
     defs = {path: [n for n in ast.walk(t) if isinstance(n, _DEFINES)] for path, t in trees.items()}
     names = [(n, CALLED) for n in dict.fromkeys(called)]
     names += [(n, w) for n, w in _frame_calls(defs, points).items() if n not in called]
-    names += _looked_up(trees, defs, said)
-    names += _called_calls(defs, list(dict.fromkeys(called)))
+    names += _messages(trees, task.test_failures)
+    looked = _looked_up(trees, defs, said)
+    names += looked
+    names += _called_calls(defs, list(dict.fromkeys(called)), "which the failing test calls")
+    names += _called_calls(defs, [n for n, _ in looked], "looked up by name")
     taken = {n for n, _ in names}
     names += [(n, NAMED) for n in dict.fromkeys(_WORD.findall(said)) if n not in taken]
     first: dict[str, str] = {}
@@ -108,11 +114,12 @@ def focus(task: Task) -> Focus:
     return Focus(points, failing, tuple(first.items()))
 
 
-def _called_calls(defs: _Defs, called: list[str]) -> list[tuple[str, str]]:
-    """What the functions a failing test calls call first (``TEST_CALLEES`` each, of those the
-    task's code defines): a test that fails by assertion names no frame, and the wrong
-    value is often made one call further (``groupby`` calls ``getter``;
-    ``pattern_to_regex`` calls ``__normalize_segments``)."""
+def _called_calls(defs: _Defs, called: list[str], how: str) -> list[tuple[str, str]]:
+    """What the functions a failing test calls (or the code looks up by name: ``how``)
+    call first (``TEST_CALLEES`` each, of those the task's code defines): a test that
+    fails by assertion names no frame, and the wrong value is often made one call
+    further (``groupby`` calls ``getter``; ``pattern_to_regex`` calls
+    ``__normalize_segments``; ``visit_comparator`` calls ``_is_comparable``)."""
     nodes = [n for path, found in defs.items() if not is_test_path(path) for n in found]
     defined = {n.name for n in nodes}
     out: list[tuple[str, str]] = []
@@ -123,9 +130,63 @@ def _called_calls(defs: _Defs, called: list[str]) -> list[tuple[str, str]]:
             (c.lineno, m) for c in ast.walk(fn) if isinstance(c, ast.Call) for m in _called(c)
         )
         mine = [m for m in dict.fromkeys(m for _, m in calls) if m in defined and m not in called]
-        why = f"called by {fn.name}, which the failing test calls"
+        why = f"called by {fn.name}, {how}"
         out += [(m, why) for m in mine[:TEST_CALLEES]]
     return out
+
+
+#: A message's pieces around its placeholders (``%s``, ``%(name)r``, ``{}``, ``{0:>4}``).
+_PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]?\d*(?:\.\d+)?[sdrfixgeXEGc]|\{[^{}]*\}")
+#: The messages matched at most: a common phrase would point everywhere.
+MESSAGES = 3
+
+
+def _messages(trees: _Trees, failures: str) -> list[tuple[str, str]]:
+    """The functions of the code under test holding a message the failures print
+    (``"Unclosed %s delimiter"`` -> ``_consume_until``): where an error was raised is
+    where the wrong state was seen, whatever caught it since. A message is a string of
+    words with a fixed part of ten characters or more; its pieces must appear in order."""
+    out: list[tuple[str, str]] = []
+    for path, tree in trees.items():
+        if is_test_path(path):
+            continue
+        functions = (
+            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        )
+        for fn in functions:
+            for text in _strings(fn):
+                if len(out) < MESSAGES and _printed(text, failures):
+                    shown = text if len(text) <= 40 else text[:37] + "..."
+                    out.append((fn.name, f"makes the message '{shown}' the failures print"))
+                    break
+    return out
+
+
+def _strings(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The strings a function itself writes (a nested function's are its own), an
+    f-string with its values as ``{}``; a docstring is not a message."""
+    out: list[str] = []
+    todo: list[ast.AST] = list(fn.body[1:] if ast.get_docstring(fn) else fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, _DEFINES):
+            continue
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            out.append(n.value)
+        elif isinstance(n, ast.JoinedStr):
+            out.append(
+                "".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in n.values)
+            )
+        else:
+            todo += ast.iter_child_nodes(n)
+    return out
+
+
+def _printed(text: str, failures: str) -> bool:
+    pieces = [p for p in _PLACEHOLDER.split(text) if p.strip()]
+    if not pieces or max(len(p) for p in pieces) < 10 or " " not in text.strip():
+        return False
+    return re.search(".*?".join(re.escape(p) for p in pieces), failures) is not None
 
 
 def _looked_up(trees: _Trees, defs: _Defs, said: str) -> list[tuple[str, str]]:

@@ -29,6 +29,8 @@ CALLERS = 2
 CALLEES = 2
 #: Lines either side of a pointed-at line outside any definition.
 AROUND = 12
+#: What a partly shown file's header adds ("shown in part: ...", "Shown: ...").
+PART_HEADER = 90
 #: Tokens of a window kept spare: the chat template's markers, and the estimate's error.
 WINDOW_SPARE = 64
 
@@ -51,8 +53,23 @@ def fit_task(task: Task, limit: int, seen: Focus | None = None) -> Task:
         f, share = files[i], max(left // (len(order) - n), 0)
         if len(f.text) > share:
             files[i] = _in_part(f, seen, share)
-        left -= len(files[i].text)
+        left -= len(files[i].text) + (len(files[i].why) + PART_HEADER if files[i].partial else 0)
     return dataclasses.replace(task, files=tuple(files))
+
+
+def least_share(task: Task, limit: int) -> int:
+    """The share ``fit_task`` would give the smallest file it shows in part within
+    ``limit`` characters (a large number when every file fits whole): below a few lines
+    of code a file in part shows its head and little else."""
+    whole = len(task.render(max_file_chars=sys.maxsize))
+    sizes = sorted(len(f.text) for f in task.files)
+    left = limit - (whole - sum(sizes))
+    for n, length in enumerate(sizes):
+        share = max(left // (len(sizes) - n), 0)
+        if length > share:
+            return share
+        left -= length
+    return sys.maxsize
 
 
 def cap_files(task: Task, most: int = MAX_FILE_CHARS, origin: Task | None = None) -> Task:
@@ -75,11 +92,19 @@ def _in_part(f: FileContext, seen: Focus, budget: int) -> FileContext:
     """``f`` shown in about ``budget`` characters, saying which definitions and why."""
     defs = definitions(f.text)
     names = seen.names_for(d.name for d in defs)
-    shown, chosen = _excerpt(f.text, defs, seen.lines_in(f.path), names, budget)
-    if not shown:
-        return f
-    why = "; ".join(chosen) or "the file's head"
-    return dataclasses.replace(f, text=shown, partial=True, why=why)
+    points = seen.lines_in(f.path)
+    room, part = budget - PART_HEADER, f
+    for _ in range(3):  # the gaps' marks are estimated: what went over comes off
+        shown, chosen = _excerpt(f.text, defs, points, names, room)
+        if not shown:
+            return f
+        why = "; ".join(chosen) or "the file's head"
+        part = dataclasses.replace(f, text=shown, partial=True, why=why)
+        over = len(shown) + len(why) + PART_HEADER - budget
+        if over <= 0:
+            break
+        room -= over
+    return part
 
 
 #: Line spans shown together (a definition without its docstring is two).
@@ -273,7 +298,10 @@ def _excerpt(
     for options, why in wanted:
         for part in options:
             span = [n for n in _lines(part, len(lines)) if n not in keep]
+            if not span:  # all of it shown already
+                break
             cost = sum(len(lines[n - 1]) + 1 for n in span) + 80 * len(part)
+            cost += len(why) + 2 if why and why not in chosen else 0  # the words saying why
             if used + cost <= budget:
                 keep.update(span)
                 used += cost

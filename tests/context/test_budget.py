@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import pytest
 
 from conductor_lsp.context.budget import Size, WindowError, condense, fit_window
-from conductor_lsp.context.window import CHARS_PER_TOKEN, WINDOW_SPARE
+from conductor_lsp.context.window import CHARS_PER_TOKEN, WINDOW_SPARE, fit_task
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.runtime.requests import build_request
 from conductor_lsp.runtime.results import StepResult
@@ -243,3 +243,49 @@ def test_many_files_and_the_words_saying_so_still_fit(files: int, room: int) -> 
     fitted = fit_window(task, {}, size, room)
     assert size(fitted.task, {}) <= room * CHARS_PER_TOKEN
     assert "more" in fitted.task.cut or len(fitted.task.files) == files
+
+
+def test_files_shown_in_part_fit_the_limit_their_headers_included() -> None:
+    """Each file in part says which definitions it shows and why; those words count in
+    its share, or the files together went over and whole files went one by one until a
+    single file was left, the request a third full."""
+    code = big_file(150)
+    tests = "".join(f"def test_f{i}():\n    assert f{i}(1) == {i + 1}\n\n\n" for i in range(150))
+    files = tuple(FileContext(f"lib{k}.py", code) for k in range(5))
+    task = Task(
+        "Fix it.",
+        (*files, FileContext("test_lib.py", tests, editable=False)),
+        test_failures="$ pytest\nFAILED (exit 1)\n"
+        + "".join(
+            f"- test_lib.py::test_f{i} at test_lib.py:{4 * i + 2}: assert\n" for i in range(40)
+        ),
+    )
+    for limit in (6000, 12000, 20000):
+        fitted = fit_task(task, limit)
+        assert any(f.partial for f in fitted.files)
+        assert len(fitted.render()) <= limit, limit
+
+
+def test_where_every_file_would_get_a_sliver_fewer_files_get_more() -> None:
+    """Eight big code files in part within a 4096-token window would get a few hundred
+    characters each, each its head; the least needed go whole first, and the file the
+    traceback goes through shows its function."""
+    lib = big_file(300)
+    line = lib.splitlines().index("    return x + 150") + 1
+    files = [FileContext(f"other{k}.py", big_file(300)) for k in range(7)]
+    task = Task(
+        "Fix it.",
+        (*files, FileContext("lib.py", lib)),
+        test_failures=(
+            "$ pytest\nFAILED (exit 1)\n- test_l.py::test_l at test_l.py:5: TypeError\n"
+            f'  File "lib.py", line {line}, in f150\nTypeError: boom\n'
+        ),
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)
+    kept = [f.path for f in fitted.task.files]
+    assert "lib.py" in kept and len(kept) < 5, kept
+    shown = next(f for f in fitted.task.files if f.path == "lib.py")
+    assert "return x + 150" in shown.text
+    assert "the files other" in fitted.task.cut

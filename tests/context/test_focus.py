@@ -292,3 +292,78 @@ def test_an_equality_the_failing_test_asserts_brings_in_eq() -> None:
     task = failing_on("spec.py", EQUAL, "test_s.py", tests, failures)
     assert ("__eq__", CALLED) in focus(task).names
     assert "EQ_BODY" in shown(task, "spec.py").text
+
+
+LEXER = (
+    "\n\ndef _consume_until(chars, delimiter):\n"
+    "    '''Consume until the delimiter: a docstring, not a message at all.'''\n"
+    "    if delimiter not in chars:  # UNTIL_BODY\n"
+    "        raise ValueError('Unclosed %s delimiter' % delimiter)\n"
+    "    return chars\n\n\n"
+    "def _consume_number(chars):\n"
+    "    if not chars:\n        raise ValueError(f'no digits in {chars!r}')  # NUMBER_BODY\n"
+    "    return chars\n"
+)
+
+
+def test_the_function_holding_a_message_the_failures_print_is_shown() -> None:
+    """The test catches the lexer's error and fails by assertion, printing its message:
+    no frame is in the lexer, and no test calls ``_consume_until``. A message with
+    less than ten fixed characters (``no digits in``) is too common to point."""
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_c.py::test_expression at test_c.py:9: "
+        'AssertionError: failed to compile: foo."bar", error: Unclosed " delimiter: no digits in\n'
+    )
+    task = Task("Fix it.", (FileContext("lexer.py", module(LEXER)),), test_failures=failures)
+    why = "makes the message 'Unclosed %s delimiter' the failures print"
+    assert ("_consume_until", why) in focus(task).names
+    assert all(n != "_consume_number" for n, _ in focus(task).names)
+    f = shown(task, "lexer.py")
+    assert "UNTIL_BODY" in f.text and "NUMBER_BODY" not in f.text
+    assert f"_consume_until ({why})" in f.why
+
+
+def test_a_message_the_failures_do_not_print_points_nowhere() -> None:
+    failures = "$ pytest\nFAILED (exit 1)\n- test_c.py::test_x at test_c.py:9: Unclosed ' quote\n"
+    task = Task("Fix it.", (FileContext("lexer.py", module(LEXER)),), test_failures=failures)
+    assert not [n for n, why in focus(task).names if why.startswith("makes the message")]
+
+
+COMPARE = VISITOR + (
+    "\n    def visit_comparator(self, node):\n"
+    "        return _is_comparable(node) and node['value']\n\n\n"
+    "def _is_comparable(x):\n    return isinstance(x, str)  # COMPARABLE_BODY\n"
+)
+
+
+def test_what_a_method_looked_up_by_name_calls_is_shown() -> None:
+    """``visit_comparator`` is reached by ``getattr``; the wrong answer is made in
+    ``_is_comparable``, which it calls and which no test or frame names."""
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_c.py::test_expression at test_c.py:9: assert\n"
+        "E   parsed as: {'children': [], 'type': 'comparator', 'value': 'lt'}\n"
+    )
+    task = Task("Fix it.", (FileContext("visitor.py", module(COMPARE)),), test_failures=failures)
+    why = "called by visit_comparator, looked up by name"
+    assert ("_is_comparable", why) in focus(task).names
+    f = shown(task, "visitor.py")
+    assert "COMPARABLE_BODY" in f.text and f"_is_comparable ({why})" in f.why
+
+
+CHECKED = (
+    "\n\nclass Sorted:\n    def _check(self):\n"
+    + "".join(f"        assert self.lists[{i}] <= self.lists[{i + 1}]\n" for i in range(12))
+    + "\n    def discard(self, value):\n        self.lists.remove(value)  # DISCARD_BODY\n"
+)
+
+
+def test_a_called_function_the_failing_tests_name_holds_comes_before_the_others() -> None:
+    """``test_discard`` calls ``_check`` first and ``discard`` after: where only one
+    fits, the one its name holds is shown."""
+    tests = "def test_discard(s):\n    s._check()\n    s.discard(1)\n    assert s.lists == []\n"
+    failures = "$ pytest\nFAILED (exit 1)\n- test_s.py::test_discard at test_s.py:8: assert\n"
+    task = failing_on("s.py", CHECKED, "test_s.py", tests, failures)
+    names = [n for n, _ in focus(task).names]
+    assert names.index("_check") < names.index("discard")  # the test's own order
+    f = next(f for f in fit_task(task, 1100).files if f.path == "s.py")
+    assert "DISCARD_BODY" in f.text and "self.lists[11]" not in f.text
