@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from ..errors import ConductorError
 from ..task import FileContext, Task
 from .focus import focus
-from .window import CHARS_PER_TOKEN, definitions, fit_task, least_share
+from .window import CHARS_PER_TOKEN, definitions, fit_task, least_share, wants_more
 
 #: Characters kept for the words that say what was cut.
 NOTE_ROOM = 600
@@ -190,12 +190,15 @@ def _thin(state: Fitted, task: Task, size: Size, limit: int) -> bool:
 
 
 def _crowded(state: Fitted, fitted: Task) -> bool:
-    """Whether a file the failures do not reach takes room from one they reach that is
-    shown in part (``_needed``: a file only named holds no frame, nothing called)."""
+    """Whether a file the failures do not reach takes room from one they reach that
+    wants more than it is shown (``_needed``: a file only named holds no frame, nothing
+    called)."""
     need, whole = _needed(state), {f.path: f for f in (state.origin or state.task).files}
     needed = {f.path: need(whole.get(f.path, f)) for f in fitted.files}  # read whole
-    cut = any(f.partial and needed[f.path] for f in fitted.files)
-    return cut and not all(needed.values())
+    if all(needed.values()):
+        return False
+    seen = focus(state.origin or state.task)
+    return any(needed[f.path] and wants_more(whole.get(f.path, f), f, seen) for f in fitted.files)
 
 
 def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:

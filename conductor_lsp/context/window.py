@@ -72,6 +72,15 @@ def least_share(task: Task, limit: int) -> int:
     return sys.maxsize
 
 
+def wants_more(whole: FileContext, shown: FileContext, seen: Focus) -> bool:
+    """Whether ``whole``, shown in part as ``shown``, would show more of what the failures
+    point at in twice the room (a file showing all it wants is not short of room)."""
+    if not shown.partial:
+        return False
+    more = _in_part(whole, seen, 2 * (len(shown.text) + len(shown.why) + PART_HEADER))
+    return more.why != shown.why
+
+
 def cap_files(task: Task, most: int = MAX_FILE_CHARS, origin: Task | None = None) -> Task:
     """``task`` with each file longer than ``most`` characters shown in part, the parts
     the failures point at (as ``fit_task`` chooses them), whatever the window: no request

@@ -289,3 +289,29 @@ def test_where_every_file_would_get_a_sliver_fewer_files_get_more() -> None:
     shown = next(f for f in fitted.task.files if f.path == "lib.py")
     assert "return x + 150" in shown.text
     assert "the files other" in fitted.task.cut
+
+
+def test_a_file_the_failures_do_not_reach_stays_while_the_one_they_reach_shows_all_it_wants() -> (
+    None
+):
+    """``lib.py`` is shown in part with the one function the traceback names; with room
+    to spare the helper modules stay (a file in part that shows all it wants is not short
+    of room: leaving them out sent a request a seventh full)."""
+    lib = big_file(300)
+    line = lib.splitlines().index("    return x + 150") + 1
+    helpers = [
+        FileContext(f"helper{k}.py", big_file(20).replace("def f", "def h")) for k in range(2)
+    ]
+    task = Task(
+        "Fix it.",
+        (FileContext("lib.py", lib), *helpers),
+        test_failures=(
+            "$ pytest\nFAILED (exit 1)\n- test_l.py::test_l at test_l.py:5: TypeError\n"
+            f'  File "lib.py", line {line}, in f150\nTypeError: boom\n'
+        ),
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)
+    assert [f.path for f in fitted.task.files] == ["lib.py", "helper0.py", "helper1.py"]
+    assert "return x + 150" in fitted.task.files[0].text
