@@ -46,7 +46,8 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
     Relative imports (``from .core import x``, ``from . import core``) are read from
     ``rel``, the importing file's path: a package's ``__init__.py`` usually re-exports
     what its modules define, and the module is the file to change. ``from pkg import
-    name`` names ``pkg`` and, when ``name`` is one, the module ``pkg/name.py``."""
+    name`` names ``pkg`` and, when ``name`` is one, the module ``pkg/name.py``; ``from .
+    import name``, where ``name`` is no module, the package's ``__init__.py``."""
     out = []
     for dots, module, wrapped, names, plain in _IMPORT.findall(text):
         names = re.sub(r"#[^\n]*", "", wrapped) or names
@@ -63,6 +64,9 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
         # the package (a test importing the module it tests that way names no file else)
         named = [n.split()[0] for n in names.split(",") if n.strip()]
         targets = [dotted] * bool(dotted) + [[*dotted, n] for n in named]
+        if dots and not dotted and not all(_module(bases[0], [n]) for n in named):
+            targets.append([])  # ``from . import tomllib``: a name the package's own
+            # ``__init__.py`` defines (``import tomli as tomllib``), the library under test
         for base in bases:
             for target in targets:
                 for cand in (
@@ -72,6 +76,12 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
                     if cand.is_file():
                         out.append(cand.relative_to(root).as_posix())
     return out
+
+
+def _module(base: Path, target: list[str]) -> bool:
+    return base.joinpath(*target).with_suffix(".py").is_file() or (
+        base.joinpath(*target, "__init__.py").is_file()
+    )
 
 
 def command_files(command: str) -> list[str]:

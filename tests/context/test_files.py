@@ -76,6 +76,32 @@ def test_relative_imports_resolve_from_the_importing_file(tmp_path: Path) -> Non
     assert local_imports(root, wrapped) == ["src/pkg/sub/__init__.py", "src/pkg/sub/c.py"]
 
 
+def test_a_name_the_test_package_defines_leads_to_the_library_it_stands_for(
+    tmp_path: Path,
+) -> None:
+    """``from . import tomllib``: no module of that name, the test package's
+    ``__init__.py`` defines it (``import tomli as tomllib``), and the parser it re-exports
+    is the code under test. A test failing by assertion names no frame in it."""
+    root = write(
+        tmp_path,
+        {
+            "src/tomli/__init__.py": "from ._parser import loads\n",
+            "src/tomli/_parser.py": "def loads(s):\n    return {}  # PARSER\n",
+            "tests/__init__.py": "import tomli as tomllib\n",
+            "tests/helpers.py": "",
+            "tests/test_data.py": "from . import helpers, tomllib\n\n\n"
+            "def test_loads():\n    assert tomllib.loads('a = 1') == {'a': 1}\n",
+        },
+    )
+    found = local_imports(root, (root / "tests/test_data.py").read_text(), "tests/test_data.py")
+    assert found == ["tests/helpers.py", "tests/__init__.py"]
+    modules = local_imports(root, "from . import helpers\n", "tests/test_data.py")
+    assert modules == ["tests/helpers.py"]  # every name a module: the package adds nothing
+    run, shown = shown_after(root, "-m pytest -q -p no:cacheprovider tests", 60)
+    assert not run.passed
+    assert shown.get("src/tomli/_parser.py") is True, shown
+
+
 def test_tests_that_hang_still_show_the_test_file_and_the_code_it_imports(
     tmp_path: Path,
 ) -> None:
