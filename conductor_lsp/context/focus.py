@@ -23,6 +23,8 @@ from ..task import Task
 from .files import is_test_path
 
 _LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
+#: A pytest section header, "____ test_name ____": one failure's traceback follows.
+_SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w{2,}")
 #: A word the failures print quoted: a value (``'type': 'not_expression'``).
 _VALUE = re.compile(r"""['"]([A-Za-z_]\w*)['"]""")
@@ -85,11 +87,16 @@ class Focus:
 @functools.lru_cache(maxsize=16)
 def focus(task: Task) -> Focus:
     """What ``task``'s failures point at. Cached: fitting one request to a window asks it
-    of the same task at every cut, and it parses the test files each time."""
+    of the same task at every cut, and it parses the test files each time. Of each
+    failure's frames the innermost comes first (where it was raised: a parser's
+    traceback six frames deep in one module spent the module's share on the outer
+    five), then the rest from the outside in."""
     said = "\n".join([task.instruction, task.test_failures, task.previous])
     points: dict[str, list[int]] = {}
-    for path, line in _LOCATION.findall(said):
-        points.setdefault(path.removeprefix("./"), []).append(int(line))
+    for section in _SECTION.split(said):  # each failure's innermost frame first
+        found = _LOCATION.findall(section)
+        for path, line in found[-1:] + found[:-1]:
+            points.setdefault(path.removeprefix("./"), []).append(int(line))
     failing = tuple(dict.fromkeys(_FAILING.findall(task.test_failures)))
     classes = set(_CLASS.findall(task.test_failures))
     parsed = [(f, _parse(f.text)) for f in task.files]

@@ -367,3 +367,30 @@ def test_a_called_function_the_failing_tests_name_holds_comes_before_the_others(
     assert names.index("_check") < names.index("discard")  # the test's own order
     f = next(f for f in fit_task(task, 1100).files if f.path == "s.py")
     assert "DISCARD_BODY" in f.text and "self.lists[11]" not in f.text
+
+
+def chain(depth: int) -> str:
+    """``step0`` calls ``step1`` ... calls ``stepN``, each twenty lines long."""
+    out = ""
+    for i in range(depth):
+        body = "".join(f"    x = x + {k}  # STEP{i}_{k}\n" for k in range(18))
+        call = f"step{i + 1}(x)" if i + 1 < depth else "x['boom']"
+        out += f"\n\ndef step{i}(x):\n{body}    return {call}\n"
+    return out
+
+
+def test_of_a_deep_traceback_the_innermost_frame_is_shown_first() -> None:
+    """Six frames in one module and room for two of them: the one that raised is shown,
+    then the outermost."""
+    code = module(chain(6))
+    lines = code.splitlines()
+    frames = [next(n for n, t in enumerate(lines, 1) if f"step{i}(x):" in t) + 19 for i in range(6)]
+    failures = "$ pytest\nFAILED (exit 1)\n- test_p.py::test_p at test_p.py:3: TypeError\n"
+    failures += "_____ test_p _____\n" + "".join(
+        f"parser.py:{n}: in step{i}\n" for i, n in enumerate(frames)
+    )
+    task = Task("Fix it.", (FileContext("parser.py", code),), test_failures=failures)
+    assert focus(task).points["parser.py"] == [frames[5], *frames[:5]]
+    f = fit_task(task, 2600).files[0]
+    assert "STEP5_17" in f.text and "STEP2_17" not in f.text
+    assert f.why.startswith(f"step5 (in the traceback, line {frames[5]})")
