@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from conductor_lsp.context.budget import Size, WindowError, condense, fit_window
+from conductor_lsp.context.budget import Fitted, Size, WindowError, condense, fit_window
 from conductor_lsp.context.window import CHARS_PER_TOKEN, WINDOW_SPARE, fit_task
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.runtime.requests import build_request
@@ -270,20 +270,8 @@ def test_where_every_file_would_get_a_sliver_fewer_files_get_more() -> None:
     """Eight big code files in part within a 4096-token window would get a few hundred
     characters each, each its head; the least needed go whole first, and the file the
     traceback goes through shows its function."""
-    lib = big_file(300)
-    line = lib.splitlines().index("    return x + 150") + 1
     files = [FileContext(f"other{k}.py", big_file(300)) for k in range(7)]
-    task = Task(
-        "Fix it.",
-        (*files, FileContext("lib.py", lib)),
-        test_failures=(
-            "$ pytest\nFAILED (exit 1)\n- test_l.py::test_l at test_l.py:5: TypeError\n"
-            f'  File "lib.py", line {line}, in f150\nTypeError: boom\n'
-        ),
-    )
-    plan = Plan((Step("b", "fix it"),))
-    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
-    fitted = fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)
+    fitted = fitted_beside(files, [])
     kept = [f.path for f in fitted.task.files]
     assert "lib.py" in kept and len(kept) < 5, kept
     shown = next(f for f in fitted.task.files if f.path == "lib.py")
@@ -297,14 +285,22 @@ def test_a_file_the_failures_do_not_reach_stays_while_the_one_they_reach_shows_a
     """``lib.py`` is shown in part with the one function the traceback names; with room
     to spare the helper modules stay (a file in part that shows all it wants is not short
     of room: leaving them out sent a request a seventh full)."""
-    lib = big_file(300)
-    line = lib.splitlines().index("    return x + 150") + 1
     helpers = [
         FileContext(f"helper{k}.py", big_file(20).replace("def f", "def h")) for k in range(2)
     ]
+    fitted = fitted_beside([], helpers)
+    assert [f.path for f in fitted.task.files] == ["lib.py", "helper0.py", "helper1.py"]
+    assert "return x + 150" in fitted.task.files[0].text
+
+
+def fitted_beside(before: list[FileContext], after: list[FileContext]) -> Fitted:
+    """A 300-function ``lib.py`` whose ``f150`` a traceback names, between other files,
+    fitted to a 4096-token window."""
+    lib = big_file(300)
+    line = lib.splitlines().index("    return x + 150") + 1
     task = Task(
         "Fix it.",
-        (FileContext("lib.py", lib), *helpers),
+        (*before, FileContext("lib.py", lib), *after),
         test_failures=(
             "$ pytest\nFAILED (exit 1)\n- test_l.py::test_l at test_l.py:5: TypeError\n"
             f'  File "lib.py", line {line}, in f150\nTypeError: boom\n'
@@ -312,6 +308,4 @@ def test_a_file_the_failures_do_not_reach_stays_while_the_one_they_reach_shows_a
     )
     plan = Plan((Step("b", "fix it"),))
     size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
-    fitted = fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)
-    assert [f.path for f in fitted.task.files] == ["lib.py", "helper0.py", "helper1.py"]
-    assert "return x + 150" in fitted.task.files[0].text
+    return fit_window(task, {}, size, CONTEXT - MAX_TOKENS - WINDOW_SPARE)

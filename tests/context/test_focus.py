@@ -30,6 +30,14 @@ def shown(task: Task, path: str) -> FileContext:
     return next(f for f in fitted.files if f.path == path)
 
 
+def pointed(task: Task, path: str, name: str, why: str, marker: str) -> None:
+    """``name`` is among what the failures point at, for ``why``, and ``path`` shows its
+    body (``marker``) saying so."""
+    assert (name, why) in focus(task).names
+    f = shown(task, path)
+    assert marker in f.text and f"{name} ({why})" in f.why
+
+
 def failing_on(path: str, code: str, test_path: str, tests: str, failures: str) -> Task:
     """A task showing a module and the (read-only) test file that fails on it."""
     files = (FileContext(path, module(code)), FileContext(test_path, tests, editable=False))
@@ -240,15 +248,20 @@ VISITOR = (
 )
 
 
+def parsed_as(tree: str, code: str) -> Task:
+    """A visitor module (``code``) and a failing test that printed the parsed ``tree``."""
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_c.py::test_expression at test_c.py:9: assert\n"
+        f"E   parsed as: {tree}\n"
+    )
+    return Task("Fix it.", (FileContext("visitor.py", module(code)),), test_failures=failures)
+
+
 def test_a_method_looked_up_by_a_name_built_from_a_word_of_the_failures_is_shown() -> None:
     """``getattr(self, 'visit_%s' % node['type'])`` dispatches on a node's type: the
     failure prints the parsed tree, ``'type': 'not_expression'``, and no call names
     ``visit_not_expression``."""
-    failures = (
-        "$ pytest\nFAILED (exit 1)\n- test_c.py::test_expression at test_c.py:9: assert\n"
-        "E   parsed as: {'children': [], 'type': 'not_expression'}\n"
-    )
-    task = Task("Fix it.", (FileContext("visitor.py", module(VISITOR)),), test_failures=failures)
+    task = parsed_as("{'children': [], 'type': 'not_expression'}", VISITOR)
     looked_up = "looked up by name: 'visit_' + 'not_expression', a value in the failures"
     assert ("visit_not_expression", looked_up) in focus(task).names
     f = shown(task, "visitor.py")
@@ -271,9 +284,7 @@ def test_what_a_function_the_failing_test_calls_calls_first_is_shown() -> None:
     failures = "$ pytest\nFAILED (exit 1)\n- test_g.py::test_groupby at test_g.py:5: assert\n"
     task = failing_on("lib.py", GROUP, "test_g.py", tests, failures)
     why = "called by groupby, which the failing test calls"
-    assert ("getter", why) in focus(task).names
-    f = shown(task, "lib.py")
-    assert "GETTER_BODY" in f.text and f"getter ({why})" in f.why
+    pointed(task, "lib.py", "getter", why, "GETTER_BODY")
 
 
 EQUAL = (
@@ -339,15 +350,9 @@ COMPARE = VISITOR + (
 def test_what_a_method_looked_up_by_name_calls_is_shown() -> None:
     """``visit_comparator`` is reached by ``getattr``; the wrong answer is made in
     ``_is_comparable``, which it calls and which no test or frame names."""
-    failures = (
-        "$ pytest\nFAILED (exit 1)\n- test_c.py::test_expression at test_c.py:9: assert\n"
-        "E   parsed as: {'children': [], 'type': 'comparator', 'value': 'lt'}\n"
-    )
-    task = Task("Fix it.", (FileContext("visitor.py", module(COMPARE)),), test_failures=failures)
+    task = parsed_as("{'children': [], 'type': 'comparator', 'value': 'lt'}", COMPARE)
     why = "called by visit_comparator, looked up by name"
-    assert ("_is_comparable", why) in focus(task).names
-    f = shown(task, "visitor.py")
-    assert "COMPARABLE_BODY" in f.text and f"_is_comparable ({why})" in f.why
+    pointed(task, "visitor.py", "_is_comparable", why, "COMPARABLE_BODY")
 
 
 CHECKED = (
