@@ -24,12 +24,13 @@ step fails with a reason instead of sending a request the window cannot hold.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Mapping
 
 from ..errors import ConductorError
 from ..task import FileContext, Task
-from .focus import focus
+from .focus import SECTION, focus
 from .window import CHARS_PER_TOKEN, definitions, fit_task, least_share, wants_more
 
 #: Characters kept for the words that say what was cut.
@@ -171,7 +172,11 @@ def _in_part(state: Fitted, task: Task, size: Size, limit: int) -> Task:
     """``task`` with its files shown in part so that the whole request is within ``limit``;
     what to show is read from the task as it came (every failure's traceback, where the
     shown test output keeps the first one's)."""
-    return fit_task(task, _room(state, task, size, limit), focus(state.origin or state.task))
+    return _fitted(state, task, _room(state, task, size, limit))
+
+
+def _fitted(state: Fitted, task: Task, room: int) -> Task:
+    return fit_task(task, room, focus(state.origin or state.task))
 
 
 def _room(state: Fitted, task: Task, size: Size, limit: int) -> int:
@@ -179,21 +184,18 @@ def _room(state: Fitted, task: Task, size: Size, limit: int) -> int:
     return max(len(task.render()) - (size(task, state.steps) - limit), 1)
 
 
-def _thin(state: Fitted, task: Task, size: Size, limit: int) -> bool:
-    """Whether ``task``'s files, shown in part within ``limit``, would each get less
-    than ``MIN_SHARE`` (or a third of the room, in a window too small for that; one file
-    left is never thin: there is nothing else to give)."""
-    if len(task.files) < 2:
-        return False
-    room = _room(state, task, size, limit)
-    return least_share(task, room) < min(MIN_SHARE, room // 3)
+def _thin(task: Task, room: int) -> bool:
+    """Whether ``task``'s files, shown in part within ``room`` characters, would each get
+    less than ``MIN_SHARE`` (or a third of the room, in a window too small for that; one
+    file left is never thin: there is nothing else to give)."""
+    return len(task.files) > 1 and least_share(task, room) < min(MIN_SHARE, room // 3)
 
 
-def _crowded(state: Fitted, fitted: Task) -> bool:
+def _crowded(state: Fitted, fitted: Task, need: Callable[[FileContext], int]) -> bool:
     """Whether a file the failures do not reach takes room from one they reach that
     wants more than it is shown (``_needed``: a file only named holds no frame, nothing
     called)."""
-    need, whole = _needed(state), {f.path: f for f in (state.origin or state.task).files}
+    whole = {f.path: f for f in (state.origin or state.task).files}
     needed = {f.path: need(whole.get(f.path, f)) for f in fitted.files}  # read whole
     if all(needed.values()):
         return False
@@ -202,10 +204,11 @@ def _crowded(state: Fitted, fitted: Task) -> bool:
 
 
 def _files_in_part(state: Fitted, size: Size, limit: int) -> Fitted:
-    if _thin(state, state.task, size, limit):
+    room = _room(state, state.task, size, limit)
+    if _thin(state.task, room):
         return state  # whole files go first (``_fewer_files``)
-    fitted = _in_part(state, state.task, size, limit)
-    if _crowded(state, fitted) and len(fitted.files) > 1:
+    fitted = _fitted(state, state.task, room)
+    if len(fitted.files) > 1 and _crowded(state, fitted, _needed(state)):
         return state
     parts = [f.path for f in fitted.files if f.partial]
     what = f"parts of {_listed(parts)} (marked '# ... not shown')" if parts else ""
@@ -229,9 +232,10 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
         files.remove(drop)
         left_out.append(drop.path)
         fewer = dataclasses.replace(state.task, files=tuple(files))
-        task = _in_part(state, fewer, size, limit)
+        room = _room(state, fewer, size, limit)
+        task = _fitted(state, fewer, room)
         fits = size(task, state.steps) <= limit
-        if fits and not _thin(state, fewer, size, limit) and not _crowded(state, task):
+        if fits and not _thin(fewer, room) and not _crowded(state, task, need):
             break
     if not left_out:
         return state
@@ -246,6 +250,7 @@ def _needed(state: Fitted) -> Callable[[FileContext], int]:
     seen = focus(state.origin or state.task)
     pointed = seen.pointed
 
+    @functools.cache  # asked of the same whole files at every refit of a cut
     def need(f: FileContext) -> int:
         if seen.lines_in(f.path):
             return 2
@@ -290,8 +295,6 @@ def _ends(text: str, limit: int) -> str:
     return f"{text[:half]}\n... [{len(text) - 2 * half} characters not shown] ...\n{text[-half:]}"
 
 
-#: A pytest section header: "____ test_name ____".
-_SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.M)
 #: What varies between failures of one kind: numbers and quoted values.
 _DETAIL = re.compile(r"\d+|'[^']*'|\"[^\"]*\"")
 
@@ -314,7 +317,7 @@ def condense(summary: str, limit: int, *, output: bool = True) -> str:
         out.append(same[0] + more)
     text = "\n".join(out)
     if output and rest:
-        sections = [m.start() for m in _SECTION.finditer(rest)]
+        sections = [m.start() for m in SECTION.finditer(rest)]
         first = rest[sections[0] : sections[1]] if len(sections) > 1 else rest
         text += "\n" + _ends(first.strip(), max(limit - len(text), 200))
     return _head(text, limit)

@@ -64,24 +64,19 @@ def local_imports(root: Path, text: str, rel: str = "") -> list[str]:
         # the package (a test importing the module it tests that way names no file else)
         named = [n.split()[0] for n in names.split(",") if n.strip()]
         targets = [dotted] * bool(dotted) + [[*dotted, n] for n in named]
-        if dots and not dotted and not all(_module(bases[0], [n]) for n in named):
+        if dots and not dotted and not all(_modules(bases[0], [n]) for n in named):
             targets.append([])  # ``from . import tomllib``: a name the package's own
             # ``__init__.py`` defines (``import tomli as tomllib``), the library under test
         for base in bases:
             for target in targets:
-                for cand in (
-                    base.joinpath(*target).with_suffix(".py"),
-                    base.joinpath(*target, "__init__.py"),
-                ):
-                    if cand.is_file():
-                        out.append(cand.relative_to(root).as_posix())
+                out += [cand.relative_to(root).as_posix() for cand in _modules(base, target)]
     return out
 
 
-def _module(base: Path, target: list[str]) -> bool:
-    return base.joinpath(*target).with_suffix(".py").is_file() or (
-        base.joinpath(*target, "__init__.py").is_file()
-    )
+def _modules(base: Path, target: list[str]) -> list[Path]:
+    """The module ``target`` names under ``base``: ``a/b.py``, ``a/b/__init__.py``."""
+    cands = (base.joinpath(*target).with_suffix(".py"), base.joinpath(*target, "__init__.py"))
+    return [cand for cand in cands if cand.is_file()]
 
 
 def command_files(command: str) -> list[str]:

@@ -24,7 +24,7 @@ from .files import is_test_path
 
 _LOCATION = re.compile(r"([\w./-]+\.py)\"?(?:, line |:)(\d+)")
 #: A pytest section header, "____ test_name ____": one failure's traceback follows.
-_SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.M)
+SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w{2,}")
 #: A word the failures print quoted: a value (``'type': 'not_expression'``).
 _VALUE = re.compile(r"""['"]([A-Za-z_]\w*)['"]""")
@@ -93,7 +93,7 @@ def focus(task: Task) -> Focus:
     five), then the rest from the outside in."""
     said = "\n".join([task.instruction, task.test_failures, task.previous])
     points: dict[str, list[int]] = {}
-    for section in _SECTION.split(said):  # each failure's innermost frame first
+    for section in SECTION.split(said):  # each failure's innermost frame first
         found = _LOCATION.findall(section)
         for path, line in found[-1:] + found[:-1]:
             points.setdefault(path.removeprefix("./"), []).append(int(line))
@@ -108,7 +108,7 @@ def focus(task: Task) -> Focus:
     defs = {path: [n for n in ast.walk(t) if isinstance(n, _DEFINES)] for path, t in trees.items()}
     names = [(n, CALLED) for n in dict.fromkeys(called)]
     names += [(n, w) for n, w in _frame_calls(defs, points).items() if n not in called]
-    names += _messages(trees, task.test_failures)
+    names += _messages(defs, task.test_failures)
     looked = _looked_up(trees, defs, said)
     names += looked
     names += _called_calls(defs, list(dict.fromkeys(called)), "which the failing test calls")
@@ -148,19 +148,16 @@ _PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]?\d*(?:\.\d+)?[sdrfixgeXEGc]|\{[
 MESSAGES = 3
 
 
-def _messages(trees: _Trees, failures: str) -> list[tuple[str, str]]:
+def _messages(defs: _Defs, failures: str) -> list[tuple[str, str]]:
     """The functions of the code under test holding a message the failures print
     (``"Unclosed %s delimiter"`` -> ``_consume_until``): where an error was raised is
     where the wrong state was seen, whatever caught it since. A message is a string of
     words with a fixed part of ten characters or more; its pieces must appear in order."""
     out: list[tuple[str, str]] = []
-    for path, tree in trees.items():
+    for path, found in defs.items():
         if is_test_path(path):
             continue
-        functions = (
-            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-        )
-        for fn in functions:
+        for fn in (n for n in found if not isinstance(n, ast.ClassDef)):
             for text in _strings(fn):
                 if len(out) < MESSAGES and _printed(text, failures):
                     shown = text if len(text) <= 40 else text[:37] + "..."

@@ -53,8 +53,13 @@ def fit_task(task: Task, limit: int, seen: Focus | None = None) -> Task:
         f, share = files[i], max(left // (len(order) - n), 0)
         if len(f.text) > share:
             files[i] = _in_part(f, seen, share)
-        left -= len(files[i].text) + (len(files[i].why) + PART_HEADER if files[i].partial else 0)
+        left -= shown_size(files[i])
     return dataclasses.replace(task, files=tuple(files))
+
+
+def shown_size(f: FileContext) -> int:
+    """What ``f`` takes of a share: its text and, shown in part, its header's words."""
+    return len(f.text) + (len(f.why) + PART_HEADER if f.partial else 0)
 
 
 def least_share(task: Task, limit: int) -> int:
@@ -77,7 +82,7 @@ def wants_more(whole: FileContext, shown: FileContext, seen: Focus) -> bool:
     point at in twice the room (a file showing all it wants is not short of room)."""
     if not shown.partial:
         return False
-    more = _in_part(whole, seen, 2 * (len(shown.text) + len(shown.why) + PART_HEADER))
+    more = _in_part(whole, seen, 2 * shown_size(shown))
     return more.why != shown.why
 
 
@@ -109,7 +114,7 @@ def _in_part(f: FileContext, seen: Focus, budget: int) -> FileContext:
             return f
         why = "; ".join(chosen) or "the file's head"
         part = dataclasses.replace(f, text=shown, partial=True, why=why)
-        over = len(shown) + len(why) + PART_HEADER - budget
+        over = shown_size(part) - budget
         if over <= 0:
             break
         room -= over
