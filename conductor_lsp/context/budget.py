@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from collections.abc import Callable, Mapping
 
 from ..errors import ConductorError
 from ..task import FileContext, Task
-from .focus import SECTION, focus
+from .failures import condense, ends, head
+from .focus import focus
 from .window import CHARS_PER_TOKEN, definitions, fit_task, least_share, wants_more
 
 #: Characters kept for the words that say what was cut.
@@ -142,14 +142,14 @@ def _over(state: Fitted, size: Size, limit: int) -> int:
 
 
 def _previous_head(state: Fitted, size: Size, limit: int) -> Fitted:
-    task = dataclasses.replace(state.task, previous=_head(state.task.previous, 1500))
+    task = dataclasses.replace(state.task, previous=head(state.task.previous, 1500))
     return _note(state, task, state.steps, "the previous attempt, after its head")
 
 
 def _map_head(state: Fitted, size: Size, limit: int) -> Fitted:
     now = state.task.repo_map
     keep = max(len(now) - _over(state, size, limit), min(len(now), limit // 10))
-    task = dataclasses.replace(state.task, repo_map=_head(now, keep))
+    task = dataclasses.replace(state.task, repo_map=head(now, keep))
     return _note(state, task, state.steps, "the repository map, after its first lines")
 
 
@@ -164,7 +164,7 @@ def _steps_ends(state: Fitted, size: Size, limit: int) -> Fitted:
     if not state.steps:
         return state
     share = max(limit // (5 * len(state.steps)), 400)
-    steps = {j: _ends(text, share) for j, text in state.steps.items()}
+    steps = {j: ends(text, share) for j, text in state.steps.items()}
     return _note(state, state.task, steps, "earlier steps' answers, in their middle")
 
 
@@ -243,16 +243,16 @@ def _fewer_files(state: Fitted, size: Size, limit: int) -> Fitted:
 
 
 def _needed(state: Fitted) -> Callable[[FileContext], int]:
-    """How much a file is needed: 2 when a traceback goes through it, 1 when it defines a
-    name the failing tests call (or their classes set up) or one that calls, one a frame
-    called before failing, or one the code looks up by a name the failures print, else
-    0 (``Focus.pointed``)."""
+    """How much a file is needed: 2 when a traceback goes through it or its code writes a
+    message the failures print, 1 when it defines a name the failing tests call (or
+    their classes set up) or one that calls, one a frame called before failing, or one
+    the code looks up by a name the failures print, else 0 (``Focus.pointed``)."""
     seen = focus(state.origin or state.task)
     pointed = seen.pointed
 
     @functools.cache  # asked of the same whole files at every refit of a cut
     def need(f: FileContext) -> int:
-        if seen.lines_in(f.path):
+        if seen.lines_in(f.path) or f.path in seen.said_in:
             return 2
         return int(any(d.name in pointed for d in definitions(f.text)))
 
@@ -278,46 +278,3 @@ _CUTS = (
     _fewer_files,
     _last_resort,
 )
-
-
-def _head(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
-    return f"{cut}\n... [{len(text) - len(cut)} characters not shown]"
-
-
-def _ends(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n... [{len(text) - 2 * half} characters not shown] ...\n{text[-half:]}"
-
-
-#: What varies between failures of one kind: numbers and quoted values.
-_DETAIL = re.compile(r"\d+|'[^']*'|\"[^\"]*\"")
-
-
-def condense(summary: str, limit: int, *, output: bool = True) -> str:
-    """A test report (``TestRun.summary``) in about ``limit`` characters: the command and
-    state, one line per kind of failure with how many more are like it, then (``output``)
-    the first failure's section of the output, its traceback and assertion."""
-    lines = summary.strip().splitlines()
-    head = [ln for ln in lines[:2] if not ln.startswith("- ")]
-    listed = [ln for ln in lines if ln.startswith("- ")]
-    rest = "\n".join(lines[len(head) + len(listed) :])
-    kinds: dict[str, list[str]] = {}
-    for line in listed:
-        message = line.split(": ", 1)[1] if ": " in line else ""
-        kinds.setdefault(_DETAIL.sub("#", message), []).append(line)
-    out = list(head)
-    for same in kinds.values():
-        more = f" (and {len(same) - 1} more like this)" if len(same) > 1 else ""
-        out.append(same[0] + more)
-    text = "\n".join(out)
-    if output and rest:
-        sections = [m.start() for m in SECTION.finditer(rest)]
-        first = rest[sections[0] : sections[1]] if len(sections) > 1 else rest
-        text += "\n" + _ends(first.strip(), max(limit - len(text), 200))
-    return _head(text, limit)

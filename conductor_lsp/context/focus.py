@@ -49,6 +49,9 @@ class Focus:
     failing: tuple[str, ...] = ()
     #: Names the failing tests call, then names the task mentions, with why.
     names: tuple[tuple[str, str], ...] = ()
+    #: The files whose code writes a message the failures print: where the error was
+    #: made, as a frame is, though a test caught it and no frame is left there.
+    said_in: tuple[str, ...] = ()
 
     def lines_in(self, path: str) -> list[int]:
         """The pointed-at lines of ``path`` (a frame may name it with a longer or a
@@ -108,7 +111,8 @@ def focus(task: Task) -> Focus:
     defs = {path: [n for n in ast.walk(t) if isinstance(n, _DEFINES)] for path, t in trees.items()}
     names = [(n, CALLED) for n in dict.fromkeys(called)]
     names += [(n, w) for n, w in _frame_calls(defs, points).items() if n not in called]
-    names += _messages(defs, task.test_failures)
+    printed = _messages(defs, task.test_failures)
+    names += [(n, why) for _, n, why in printed]
     looked = _looked_up(trees, defs, said)
     names += looked
     names += _called_calls(defs, list(dict.fromkeys(called)), "which the failing test calls")
@@ -118,7 +122,8 @@ def focus(task: Task) -> Focus:
     first: dict[str, str] = {}
     for name, why in names:
         first.setdefault(name, why)
-    return Focus(points, failing, tuple(first.items()))
+    said_in = tuple(dict.fromkeys(path for path, _, _ in printed))
+    return Focus(points, failing, tuple(first.items()), said_in)
 
 
 def _called_calls(defs: _Defs, called: list[str], how: str) -> list[tuple[str, str]]:
@@ -148,20 +153,23 @@ _PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]?\d*(?:\.\d+)?[sdrfixgeXEGc]|\{[
 MESSAGES = 3
 
 
-def _messages(defs: _Defs, failures: str) -> list[tuple[str, str]]:
+def _messages(defs: _Defs, failures: str) -> list[tuple[str, str, str]]:
     """The functions of the code under test holding a message the failures print
     (``"Unclosed %s delimiter"`` -> ``_consume_until``): where an error was raised is
     where the wrong state was seen, whatever caught it since. A message is a string of
-    words with a fixed part of ten characters or more; its pieces must appear in order."""
-    out: list[tuple[str, str]] = []
+    words with a fixed part of ten characters or more; its pieces must appear in order.
+    Each as its file, the function and why."""
+    out: list[tuple[str, str, str]] = []
     for path, found in defs.items():
         if is_test_path(path):
             continue
         for fn in (n for n in found if not isinstance(n, ast.ClassDef)):
             for text in _strings(fn):
                 if len(out) < MESSAGES and _printed(text, failures):
-                    shown = text if len(text) <= 40 else text[:37] + "..."
-                    out.append((fn.name, f"makes the message '{shown}' the failures print"))
+                    flat = text.replace("\n", "\\n")
+                    shown = flat if len(flat) <= 40 else flat[:37] + "..."
+                    why = f"makes the message '{shown}' the failures print"
+                    out.append((path, fn.name, why))
                     break
     return out
 
@@ -187,10 +195,15 @@ def _strings(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 
 
 def _printed(text: str, failures: str) -> bool:
-    pieces = [p for p in _PLACEHOLDER.split(text) if p.strip()]
-    if not pieces or max(len(p) for p in pieces) < 10 or " " not in text.strip():
+    """Whether ``text``'s fixed pieces appear in ``failures``: each line's in order on one
+    line, its lines in order (a message of several lines is printed with pytest's ``E``
+    before each)."""
+    lines = [[p for p in _PLACEHOLDER.split(line) if p.strip()] for line in text.split("\n")]
+    lines = [pieces for pieces in lines if pieces]
+    if not lines or max(len(p) for ps in lines for p in ps) < 10 or " " not in text.strip():
         return False
-    return re.search(".*?".join(re.escape(p) for p in pieces), failures) is not None
+    one = (".*?".join(re.escape(p) for p in pieces) for pieces in lines)
+    return re.search(r"[\s\S]*?".join(one), failures) is not None
 
 
 def _looked_up(trees: _Trees, defs: _Defs, said: str) -> list[tuple[str, str]]:

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from conductor_lsp.context.budget import Fitted, Size, WindowError, condense, fit_window
+from conductor_lsp.context.budget import Fitted, Size, WindowError, fit_window
+from conductor_lsp.context.failures import condense
 from conductor_lsp.context.window import CHARS_PER_TOKEN, WINDOW_SPARE, fit_task
 from conductor_lsp.plan import Plan, Step
 from conductor_lsp.runtime.requests import build_request
@@ -200,6 +201,39 @@ def test_a_code_file_defining_what_a_frame_called_is_kept_before_one_merely_name
     kept = [f.path for f in fitted.task.files]
     assert kept == ["parser.py", "lexer.py"], kept
     assert "TOKENIZE_BODY" in fitted.task.files[1].text
+
+
+def test_the_file_writing_a_message_the_failures_print_is_kept_like_a_frames() -> None:
+    """The test catches the error and compares its text: no frame is left in
+    ``errors.py``, whose ``__str__`` wrote the wrong message; it is kept before a file
+    that only defines what a frame called (each was needed alike, and the one found
+    last, the message's, went first)."""
+    parser = "from helpers import advance\n\n\ndef parse(s):\n    return advance(s)[0]\n"
+    helpers = "def advance(s):\n    return s\n" + big_file(200)
+    errors = (
+        "class ParseError(ValueError):\n    def __str__(self):\n"
+        "        return 'Invalid expression: incomplete at column %s' % self.column"
+        "  # STR_BODY\n" + big_file(200)
+    )
+    task = Task(
+        "Fix it.",
+        (
+            FileContext("parser.py", parser),
+            FileContext("helpers.py", helpers),
+            FileContext("errors.py", errors),
+        ),
+        test_failures=(
+            "$ pytest\nFAILED (exit 1)\n- test_p.py::test_p at test_p.py:5: AssertionError\n"
+            '  File "parser.py", line 5, in parse\n'
+            "AssertionError: 'Invalid expression: incomplete at column 4' != 'at column 5'\n"
+        ),
+    )
+    plan = Plan((Step("b", "fix it"),))
+    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
+    fitted = fit_window(task, {}, size, 700)
+    kept = [f.path for f in fitted.task.files]
+    assert kept == ["parser.py", "errors.py"], kept
+    assert "STR_BODY" in fitted.task.files[1].text
 
 
 def test_a_file_past_the_render_cap_still_fits_a_small_window() -> None:

@@ -340,6 +340,31 @@ def test_a_message_the_failures_do_not_print_points_nowhere() -> None:
     assert not [n for n, why in focus(task).names if why.startswith("makes the message")]
 
 
+ERRORS = (
+    "\n\nclass ParseError(ValueError):\n    def __str__(self):\n"
+    "        return 'Bad expression at %s' % self.position\n\n\n"
+    "class IncompleteExpressionError(ParseError):\n    def __str__(self):\n"
+    "        underline = ' ' * (self.position - 2) + '^'  # INCOMPLETE_BODY\n"
+    "        return (\n            'Invalid expression: Incomplete expression:\\n'\n"
+    "            '\"%s\"\\n%s' % (self.expression, underline))\n"
+)
+
+
+def test_a_message_of_several_lines_points_at_the_function_holding_it() -> None:
+    """pytest prints an error's message of three lines with ``E`` before each: the
+    message still points at the ``__str__`` that writes it."""
+    failures = (
+        "$ pytest\nFAILED (exit 1)\n- test_p.py::test_incomplete at test_p.py:9: Assert\n"
+        "_____ test_incomplete _____\n"
+        "E           IncompleteExpressionError: Invalid expression: Incomplete expression:\n"
+        'E           "foo.{bar"\nE                     ^\n'
+    )
+    task = Task("Fix it.", (FileContext("errors.py", module(ERRORS)),), test_failures=failures)
+    why = "makes the message 'Invalid expression: Incomplete expres...' the failures print"
+    assert ("__str__", why) in focus(task).names
+    assert "INCOMPLETE_BODY" in shown(task, "errors.py").text
+
+
 COMPARE = VISITOR + (
     "\n    def visit_comparator(self, node):\n"
     "        return _is_comparable(node) and node['value']\n\n\n"
