@@ -258,13 +258,7 @@ def _one_line(line: int) -> _Wanted:  # an enclosing class's or function's heade
 
 
 def _whole(d: _Def) -> tuple[_Part, ...]:
-    """``d`` whole; where that does not fit, its code without a docstring of ``AROUND``
-    lines or more (a library documenting each function in twenty lines spent a small
-    window's share of the file on them)."""
-    lo, hi = d.doc
-    if hi - lo < AROUND:
-        return (((d.start, d.end),),)
-    return (((d.start, d.end),), ((d.start, lo - 1), (hi + 1, d.end)))
+    return (((d.start, d.end),),)
 
 
 def _in_traceback(d: _Def, line: int) -> tuple[_Part, ...]:
@@ -272,8 +266,10 @@ def _in_traceback(d: _Def, line: int) -> tuple[_Part, ...]:
     ``AROUND`` lines; else its lines around ``line``, inside it (the lines past its end
     are another definition's): more of those before ``line``, where its values were
     made."""
+    options: list[_Part] = [((d.start, d.end),)]
     lo, hi = d.doc
-    options = list(_whole(d) if not lo <= line <= hi else [((d.start, d.end),)])
+    if hi - lo >= AROUND and not lo <= line <= hi:
+        options.append(((d.start, lo - 1), (hi + 1, d.end)))
     after = min(d.end, line + AROUND // 2)
     before = max(d.start, line - 2 * AROUND + (after - line))
     options.append(((before, after),))

@@ -166,16 +166,3 @@ def test_a_traceback_definition_too_big_to_show_is_shown_without_its_docstring()
     small = excerpt(DOCUMENTED, [failing], [], before)
     assert small is not None and "        self._update(*args)" in small
     assert "def key(self):" not in small and "self.cached_3 " in small
-
-
-def test_a_named_definition_too_big_to_show_is_shown_without_its_docstring() -> None:
-    """A method the failing test calls, documented at length: where it does not fit
-    whole, its code does, less the prose (it used to show the class's head instead)."""
-    lines = DOCUMENTED.splitlines()
-    wrong = "        if args and (args[0] is None and callable(args[0])):"
-    code = sum(len(line) + 1 for line in lines if "Prose" not in line and "other_" not in line)
-    part = excerpt(DOCUMENTED, [], ["__init__"], code)
-    assert part is not None and wrong in part and "self._update(*args)" in part
-    assert "Prose about" not in part and "def other_1" not in part
-    whole = excerpt(DOCUMENTED, [], ["__init__"], code + 3000)
-    assert whole is not None and "Prose about the sorted mapping, paragraph 39." in whole
