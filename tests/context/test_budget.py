@@ -49,6 +49,12 @@ def sizes(task: Task, plan: Plan, i: int, results: list[StepResult]) -> Size:
     return size
 
 
+def fitted_in(task: Task, limit: int) -> Fitted:
+    """``task`` fitted for one step's request within ``limit`` characters."""
+    plan = Plan((Step("b", "fix it"),))
+    return fit_window(task, {}, sizes(task, plan, 0, [StepResult(0, plan.steps[0])]), limit)
+
+
 def test_everything_shares_one_budget_and_the_prompt_says_what_was_cut() -> None:
     """The case that overflowed: 23 failures in 18,000+ characters of output, a 5,000
     character map, a big file and an earlier step, for a 4096-token window."""
@@ -171,9 +177,7 @@ def test_of_the_code_files_those_the_failures_reach_are_kept_longest() -> None:
         ),
         test_failures="$ pytest\nFAILED (exit 1)\n- test_t.py::test_t at test_t.py:5: assert\n",
     )
-    plan = Plan((Step("b", "fix it"),))
-    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
-    fitted = fit_window(task, {}, size, 500)
+    fitted = fitted_in(task, 500)
     kept = [f.path for f in fitted.task.files]
     assert kept == ["lib.py"] and "TARGET_BODY" in fitted.task.files[0].text
 
@@ -195,9 +199,7 @@ def test_a_code_file_defining_what_a_frame_called_is_kept_before_one_merely_name
             '  File "parser.py", line 5, in parse\nIndexError: other.py\n'
         ),
     )
-    plan = Plan((Step("b", "fix it"),))
-    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
-    fitted = fit_window(task, {}, size, 600)
+    fitted = fitted_in(task, 600)
     kept = [f.path for f in fitted.task.files]
     assert kept == ["parser.py", "lexer.py"], kept
     assert "TOKENIZE_BODY" in fitted.task.files[1].text
@@ -228,9 +230,7 @@ def test_the_file_writing_a_message_the_failures_print_is_kept_like_a_frames() -
             "AssertionError: 'Invalid expression: incomplete at column 4' != 'at column 5'\n"
         ),
     )
-    plan = Plan((Step("b", "fix it"),))
-    size = sizes(task, plan, 0, [StepResult(0, plan.steps[0])])
-    fitted = fit_window(task, {}, size, 700)
+    fitted = fitted_in(task, 700)
     kept = [f.path for f in fitted.task.files]
     assert kept == ["parser.py", "errors.py"], kept
     assert "STR_BODY" in fitted.task.files[1].text
