@@ -10,6 +10,7 @@ the lines just above its failing line, that line and the error."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from .focus import SECTION
@@ -58,12 +59,12 @@ def _first_section(output: str) -> str:
     """The first failure's section whole: one ends where the next begins, or where the
     test run's output was clipped (``testrun.result.clip``: its head and tail kept), and
     a section the clip cut short gives way to the first whole one after it."""
-    starts = [m.start() for m in SECTION.finditer(output)]
+    starts = {m.start() for m in SECTION.finditer(output)}
     if not starts:
         return output
-    clips = [m.start() for m in _CLIPPED.finditer(output)]
+    clips = {m.start() for m in _CLIPPED.finditer(output)}
     bounds = sorted({*starts, *clips, len(output)})
-    pieces = [(a, bounds[bounds.index(a) + 1]) for a in starts]
+    pieces = [(a, b) for a, b in itertools.pairwise(bounds) if a in starts]
     whole = [(a, b) for a, b in pieces if b not in clips]
     a, b = (whole or pieces)[0]
     return output[a:b]
