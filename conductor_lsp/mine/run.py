@@ -60,7 +60,7 @@ def write_task(out: Path, cand: Candidate, found: Checked) -> str:
     dest = out / name
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(found.box, dest)
-    ids = " ".join(shlex.quote(i) for i in found.failing)
+    ids = " ".join(shlex.quote(i) for i in (*found.options, *found.failing))
     lines = [
         f"instruction = {_toml(cand.subject)}",
         f"test = {_toml(f'python -m pytest -q {ids}')}",

@@ -27,6 +27,13 @@ TEST_SECONDS = 120.0
 PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 _ERROR = re.compile(r"^(?:E\s+)?(?:[\w.]+\.)?(\w+(?:Error|Exception))\b", re.M)
+#: What a repository's tests may need to run here, each added only where a run's own
+#: output asks for it, and carried into the task's test command: its package under
+#: ``src/``, not installed (a src layout); its config's ``addopts`` naming a plugin's
+#: options this Python lacks (``--cov`` without pytest-cov): they are dropped.
+SRC_PATH = ("-o", "pythonpath=src")
+NO_ADDOPTS = ("-o", "addopts=")
+_UNRECOGNIZED = re.compile(r"error: unrecognized arguments: ")
 
 
 @dataclass
@@ -40,6 +47,8 @@ class Checked:
     skip: str = ""
     #: Whether the fix's diff applies through our edits (else C's files were written).
     applies: bool = True
+    #: pytest options the tests needed here (``SRC_PATH``, ``NO_ADDOPTS``).
+    options: tuple[str, ...] = ()
 
 
 def files_at(root: Path, commit: str, paths: tuple[str, ...]) -> dict[str, bytes | None]:
@@ -94,10 +103,40 @@ def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
     return "" if ours or added else f"needs a package that is not installed ({top})"
 
 
-async def _twice(box: Path, select: list[str]) -> tuple[TestRun, TestRun]:
+async def _twice(
+    box: Path, select: list[str], options: tuple[str, ...] = ()
+) -> tuple[TestRun, TestRun]:
     confine = Confinement()  # a mined repository's code: no keys, a private HOME
-    first = await run_tests(PYTEST, box, TEST_SECONDS, select=select, confine=confine)
-    return first, await run_tests(PYTEST, box, TEST_SECONDS, select=select, confine=confine)
+    command = " ".join((PYTEST, *options))
+    first = await run_tests(command, box, TEST_SECONDS, select=select, confine=confine)
+    return first, await run_tests(command, box, TEST_SECONDS, select=select, confine=confine)
+
+
+def _asks_for(run: TestRun, box: Path, have: tuple[str, ...]) -> tuple[str, ...]:
+    """The options a run's output asks for beside ``have``: none where it ran."""
+    more: tuple[str, ...] = ()
+    if run.exit_code == 4 and _UNRECOGNIZED.search(run.output) and NO_ADDOPTS[1] not in have:
+        more += NO_ADDOPTS
+    found = _MISSING.search(run.output)
+    top = found.group(1).split(".")[0] if found else ""
+    in_src = top and ((box / "src" / top).is_dir() or (box / "src" / f"{top}.py").is_file())
+    if in_src and SRC_PATH[1] not in have:
+        more += SRC_PATH
+    return more
+
+
+async def _before(box: Path, select: list[str]) -> tuple[tuple[TestRun, TestRun], tuple[str, ...]]:
+    """The runs before the fix, with the options their output asked for (at most two
+    retries: a usage error is reported before an import error it hides)."""
+    options: tuple[str, ...] = ()
+    runs = await _twice(box, select)
+    for _ in range(2):
+        more = _asks_for(runs[0], box, options)
+        if not more:
+            break
+        options += more
+        runs = await _twice(box, select, options)
+    return runs, options
 
 
 def _before_problem(runs: tuple[TestRun, TestRun], box: Path, code: tuple[str, ...]) -> str:
@@ -150,7 +189,7 @@ async def judge(bundle: Bundle, work: Path) -> Checked:
     selected = [t for t in cand.tests if (box / t).exists() and Path(t).name != "conftest.py"]
     if not selected:
         return Checked(box, skip="no test file left to run")
-    before = await _twice(box, selected)
+    before, options = await _before(box, selected)
     why = _before_problem(before, box, cand.code)
     if why:
         return Checked(box, skip=why)
@@ -160,11 +199,11 @@ async def judge(bundle: Bundle, work: Path) -> Checked:
     applies = bool(apply_output_to_disk(after_box, bundle.solution).written)
     if not applies:  # a diff our edits cannot read (a binary file, a rename): C's files
         write_files(bundle.code, after_box)
-    after = await _twice(after_box, failing)
+    after = await _twice(after_box, failing, options)
     shutil.rmtree(after_box, ignore_errors=True)
     if not (after[0].passed and after[1].passed):
         return Checked(box, skip=_after_problem(after))
-    return Checked(box, failing, bundle.solution, applies=applies)
+    return Checked(box, failing, bundle.solution, applies=applies, options=options)
 
 
 def _after_problem(runs: tuple[TestRun, TestRun]) -> str:

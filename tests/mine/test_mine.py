@@ -8,6 +8,7 @@ With ``--merges`` the merge is mined too, named by its pull request's title; wit
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -209,6 +210,32 @@ def test_a_fix_whose_tests_cannot_run_is_named_by_its_error(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "skipped 1: the tests do not run with the fix (SyntaxError)" in done.stdout
     assert "0 task(s)" in done.stdout
+
+
+def test_a_src_layout_whose_config_names_a_missing_plugin_is_mined_and_runs(
+    tmp_path: Path,
+) -> None:
+    """A package under ``src/`` (not installed) and ``addopts`` naming a plugin's option
+    this Python lacks: each run's own error adds what it asks for, and the task's test
+    command carries it, so the task fails as mined and passes with its fix."""
+    repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
+    ini = '[tool.pytest.ini_options]\naddopts = "--an-option-of-a-plugin-not-here"\n'
+    test = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    files = {"pyproject.toml": ini, "src/calc/__init__.py": CALC, "tests/test_calc.py": test}
+    commit(repo, files, "Start")
+    more = "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    commit(repo, {"src/calc/__init__.py": CALC[: CALC.rindex("    return")] + FIX_LINE,
+                  "tests/test_calc.py": test + "\n\n" + more}, "Fix mul")  # fmt: skip
+    done = cli("mine", str(tmp_path / "repo"), "--out", str(tmp_path / "suite"))
+    assert done.returncode == 0, done.stderr
+    assert "1 task(s)" in done.stdout, done.stdout
+    (task,) = [p for p in (tmp_path / "suite").iterdir() if (p / "task.toml").is_file()]
+    spec = tomllib.loads((task / "task.toml").read_text())
+    assert spec["test"].endswith("-o addopts= -o pythonpath=src tests/test_calc.py::test_mul")
+    command = [sys.executable, *shlex.split(spec["test"])[1:]]
+    assert subprocess.run(command, cwd=task, capture_output=True).returncode == 1
+    assert apply_output_to_disk(task, spec["solution"]["edit"]).written == ["src/calc/__init__.py"]
+    assert subprocess.run(command, cwd=task, capture_output=True).returncode == 0
 
 
 def test_a_users_git_settings_do_not_reach_the_known_answer(tmp_path: Path) -> None:
