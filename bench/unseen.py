@@ -3,6 +3,9 @@ recorded runs (``--fit-from``, repeatable), then every strategy on every task, l
 the given order, side by side and priced (the comparison of ``bench/two_fold.py``
 without folds: nothing of this suite was seen). ``--online``: the policy rows learn from
 each job as they go, as a user's policy does with ``[learn] online = true``.
+``--by-task``: every strategy on one task before the next, into one file that a second
+call resumes (``OUT/runs/by-task.jsonl``): a run cut short still compares every strategy
+on the same tasks.
 
     python bench/unseen.py --suite /tmp/quixbugs --config bench/configs/local_pair.toml \\
         --fit-from bench/results/tasks-record-2026-12-03.jsonl \\
@@ -23,7 +26,7 @@ from two_fold import chosen, fitted, fold, report, save
 
 from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
-from conductor_lsp.eval import load_suite
+from conductor_lsp.eval import evaluate, load_suite
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -40,7 +43,12 @@ async def main_async(args: argparse.Namespace) -> None:
     layers = chosen(args.strategy, base.workers, policy)
     if args.online:  # each policy row learns from its own jobs, on its own copy
         layers = {name: online(name, layer, policy, out) for name, layer in layers.items()}
-    rows = await fold(args, base, tasks, layers, out / "runs")
+    if args.by_task:
+        done = await evaluate(tasks, layers, base, out=out / "runs" / "by-task.jsonl",
+                              max_iterations=args.rounds, order="tasks", resume=True)  # fmt: skip
+        rows = [(r, 0) for r in done]  # live: no recorded answer to miss
+    else:
+        rows = await fold(args, base, tasks, layers, out / "runs")
     report(rows, notes)
     save(rows, out)
 
@@ -67,6 +75,8 @@ def main() -> None:
     ap.add_argument("--out", default="/tmp/unseen")
     ap.add_argument("--online", action="store_true",
                     help="the policy rows learn from each job ([learn] online = true)")  # fmt: skip
+    ap.add_argument("--by-task", action="store_true",
+                    help="each task under every strategy, then the next; resumable")  # fmt: skip
     asyncio.run(main_async(ap.parse_args()))
 
 
