@@ -194,15 +194,23 @@ def is_repair(subtask: str) -> bool:
     return subtask.startswith(REPAIR)
 
 
-def review_subtask(helper: str, answer: str, failures: str) -> str:
-    """A review's follow-up subtask: the red answer and what the tests said of it."""
+def review_subtask(helper: str, answer: str, failures: str, *, applied: bool = True) -> str:
+    """A review's follow-up subtask: the red answer and what the tests said of it, or,
+    where none of its edits applied (``applied`` false), why: the reviewer is never told
+    of edits and a test run that did not happen."""
+    what = (
+        "Its edits were applied in a sandbox of the files shown (they are not applied to "
+        "the files you see) and the tests still fail. Find what is wrong with it"
+        if applied
+        else "It held no edit that could be applied to the files shown, so the tests did "
+        "not run on it. Find the change it meant, or what is wrong with it,"
+    )
+    said = "The tests after its edits" if applied else "Why no edit of it applied"
     return (
-        f"{REVIEWED} (the answer of {helper}). Its edits were applied in a sandbox of the "
-        "files shown (they are not applied to the files you see) and the tests still "
-        "fail. Find what is wrong with it and write the complete corrected code change "
-        "as edits of the files shown.\n\nThe earlier answer:\n"
+        f"{REVIEWED} (the answer of {helper}). {what} and write the complete corrected "
+        "code change as edits of the files shown.\n\nThe earlier answer:\n"
         f"<<<\n{clip(answer, FOLLOW_UP_KEEP, FOLLOW_UP_KEEP)}\n>>>\n\n"
-        f"The tests after its edits:\n<<<\n{clip(failures, FOLLOW_UP_KEEP, FOLLOW_UP_KEEP)}\n>>>"
+        f"{said}:\n<<<\n{clip(failures, FOLLOW_UP_KEEP, FOLLOW_UP_KEEP)}\n>>>"
     )
 
 

@@ -227,6 +227,28 @@ def test_a_review_runs_only_after_a_red_answer_and_sees_it_with_its_failures(
     assert not any(REVIEWED in s.prompt() for s in standin.seen)
 
 
+def test_a_review_of_an_answer_with_no_edit_says_so_not_that_tests_ran_on_it(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """big answers in words (no edit applies): small's review is told that, with why,
+    and never that big's edits were applied and the tests still fail."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = lambda s: PROSE if s.body.get("model") == "big" else _fixed_if_told(s)
+    layer = parse_strategies("review:big>small", {"big": _Model(), "small": _Model()})
+    root = strategy_workspace(tmp_path / "ws", standin.url, layer["review:big>small"])
+    report = fix_job(root)
+    assert report.end.passed  # type: ignore[attr-defined]
+    review = next(s for s in standin.seen if REVIEWED in s.prompt()).prompt()
+    assert "held no edit that could be applied" in review and "`return a + b`" in review
+    assert "Why no edit of it applied" in review
+    assert "edits were applied" not in review and "tests after its edits" not in review
+
+
+def _fixed_if_told(seen: Seen) -> str:
+    """small writes the fix only when told that the answer it reviews held no edit."""
+    return FIXED if "held no edit that could be applied" in seen.prompt() else WRONG
+
+
 def test_a_review_is_priced_and_given_its_chance_as_the_round_runs_it() -> None:
     policy = Policy(wordings={"direct": DIRECT}, explore=0.0, trust=0.0)
     workers = pool("small", "big")
