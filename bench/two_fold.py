@@ -90,10 +90,17 @@ def chosen(text: str, workers: Any, policy: Path) -> dict[str, dict[str, Any]]:
 
 
 async def fold(
-    args: argparse.Namespace, base: Any, held: list[Any], layers: dict[str, Any], out: Path
+    args: argparse.Namespace,
+    base: Any,
+    held: list[Any],
+    layers: dict[str, Any],
+    out: Path,
+    *,
+    by_task: bool = False,
 ) -> list[tuple[TaskResult, int]]:
     """Every strategy on the held-out tasks in order, one at a time (so misses are per
-    strategy, and an online policy learns task by task)."""
+    strategy, and an online policy learns task by task). ``by_task``: every strategy on
+    a task before the next, into one file a second call resumes (``by-task.jsonl``)."""
     rows: list[tuple[TaskResult, int]] = []
     seen = [0]
 
@@ -102,6 +109,12 @@ async def fold(
         rows.append((r, total - seen[0]))
         seen[0] = total
 
+    if by_task:
+        replay.MISSES.clear()
+        done = await evaluate(held, layers, base, out=out / "by-task.jsonl", on_result=count,
+                              max_iterations=args.rounds, order="tasks", resume=True)  # fmt: skip
+        ran = {(r.task, r.strategy) for r, _ in rows}  # a resumed row's misses were its call's
+        return rows + [(r, 0) for r in done if (r.task, r.strategy) not in ran]
     for name, layer in layers.items():
         path = out / f"{name}.jsonl"
         path.unlink(missing_ok=True)

@@ -26,7 +26,7 @@ from two_fold import chosen, fitted, fold, report, save
 
 from conductor_lsp import load_config
 from conductor_lsp.configure.load import layered
-from conductor_lsp.eval import evaluate, load_suite
+from conductor_lsp.eval import load_suite
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -43,12 +43,7 @@ async def main_async(args: argparse.Namespace) -> None:
     layers = chosen(args.strategy, base.workers, policy)
     if args.online:  # each policy row learns from its own jobs, on its own copy
         layers = {name: online(name, layer, policy, out) for name, layer in layers.items()}
-    if args.by_task:
-        done = await evaluate(tasks, layers, base, out=out / "runs" / "by-task.jsonl",
-                              max_iterations=args.rounds, order="tasks", resume=True)  # fmt: skip
-        rows = [(r, 0) for r in done]  # live: no recorded answer to miss
-    else:
-        rows = await fold(args, base, tasks, layers, out / "runs")
+    rows = await fold(args, base, tasks, layers, out / "runs", by_task=args.by_task)
     report(rows, notes)
     save(rows, out)
 

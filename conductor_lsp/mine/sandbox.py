@@ -92,12 +92,17 @@ def gather(root: Path, cand: Candidate) -> Bundle:
     )
 
 
+def _missing_top(run: TestRun) -> str:
+    """The top-level name of the module a run could not import ('' where none)."""
+    found = _MISSING.search(run.output)
+    return found.group(1).split(".")[0] if found else ""
+
+
 def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
     """Why the tests cannot run here: a module neither in the tree nor added by the fix."""
-    found = _MISSING.search(run.output)
-    if not found:
+    top = _missing_top(run)
+    if not top:
         return ""
-    top = found.group(1).split(".")[0]
     ours = (box / f"{top}.py").exists() or (box / top).is_dir() or (box / "src" / top).is_dir()
     added = any(Path(p).parts[0] in (top, f"{top}.py") or p.startswith(f"src/{top}") for p in code)
     return "" if ours or added else f"needs a package that is not installed ({top})"
@@ -117,8 +122,7 @@ def _asks_for(run: TestRun, box: Path, have: tuple[str, ...]) -> tuple[str, ...]
     more: tuple[str, ...] = ()
     if run.exit_code == 4 and _UNRECOGNIZED.search(run.output) and NO_ADDOPTS[1] not in have:
         more += NO_ADDOPTS
-    found = _MISSING.search(run.output)
-    top = found.group(1).split(".")[0] if found else ""
+    top = _missing_top(run)
     in_src = top and ((box / "src" / top).is_dir() or (box / "src" / f"{top}.py").is_file())
     if in_src and SRC_PATH[1] not in have:
         more += SRC_PATH
