@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..edits import NO_EDIT
 from ..plan import Plan, Role, Step
 from ..testrun import clip
 
@@ -196,8 +197,9 @@ def is_repair(subtask: str) -> bool:
 
 def review_subtask(helper: str, answer: str, failures: str, *, applied: bool = True) -> str:
     """A review's follow-up subtask: the red answer and what the tests said of it, or,
-    where none of its edits applied (``applied`` false), why: the reviewer is never told
-    of edits and a test run that did not happen."""
+    where none of its edits applied (``applied`` false), why (``failures``: the reasons
+    the edits were refused): the reviewer is never told of edits and a test run that
+    did not happen."""
     what = (
         "Its edits were applied in a sandbox of the files shown (they are not applied to "
         "the files you see) and the tests still fail. Find what is wrong with it"
@@ -206,6 +208,8 @@ def review_subtask(helper: str, answer: str, failures: str, *, applied: bool = T
         "not run on it. Find the change it meant, or what is wrong with it,"
     )
     said = "The tests after its edits" if applied else "Why no edit of it applied"
+    if not applied:
+        failures = f"{NO_EDIT}: {failures}"
     return (
         f"{REVIEWED} (the answer of {helper}). {what} and write the complete corrected "
         "code change as edits of the files shown.\n\nThe earlier answer:\n"

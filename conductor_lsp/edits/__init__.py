@@ -5,13 +5,14 @@ language server turns it into a WorkspaceEdit, and the benchmarks call it direct
 """
 
 from .apply import apply_edits, apply_output, edited_paths
-from .model import FUZZY_THRESHOLD, EditFailure, EditResult, EditsConfig, FileEdit
+from .model import FUZZY_THRESHOLD, NO_EDIT, EditFailure, EditResult, EditsConfig, FileEdit
 from .parse import parse_edits
 from .paths import DEFAULT_DENY, check_path, denied_by, normalize
 
 __all__ = [
     "DEFAULT_DENY",
     "FUZZY_THRESHOLD",
+    "NO_EDIT",
     "EditFailure",
     "EditResult",
     "EditsConfig",

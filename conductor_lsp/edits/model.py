@@ -14,6 +14,9 @@ from .paths import DEFAULT_DENY
 EditKind = Literal["replace", "diff", "whole", "block"]
 #: How similar a fuzzy SEARCH match must be; the one place this default lives.
 FUZZY_THRESHOLD = 0.85
+#: How a verdict, a report and a reviewer's prompt name an answer none of whose edits
+#: applied (nothing was tested): one wording wherever it is said.
+NO_EDIT = "no edit applied"
 
 
 @dataclass

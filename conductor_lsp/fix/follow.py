@@ -96,6 +96,6 @@ def follow_ups(
 def _review(c: Candidate, reviewer: str) -> Step:
     v = c.verdict
     assert v is not None
-    said = v.tests.summary() if v.tests is not None else f"no edit applied: {v.errors}"
+    said = v.tests.summary() if v.tests is not None else v.errors
     text = review_subtask(c.worker, c.step.text, said, applied=v.tests is not None)
     return Step(reviewer, text, (), "debugging")

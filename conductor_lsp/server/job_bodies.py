@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..edits import NO_EDIT
 from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
 from ..jobs import (
@@ -100,7 +101,7 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
     job.report = job_report(job.title, result, applied.paths, applied.errors)
     if applied.errors:
         first = applied.errors.splitlines()[0]
-        why = f"no edit applied: {first}" if not applied.paths else applied.errors.strip()
+        why = f"{NO_EDIT}: {first}" if not applied.paths else applied.errors.strip()
         finish(ls, job, "failed", why, error=True)
     else:
         spent = f"${result.cost:.4f}, {result.seconds:.1f}s"

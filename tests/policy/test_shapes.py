@@ -22,8 +22,10 @@ from conductor_lsp.conductor.shapes import (
     chains,
     joined,
     read_shape,
+    review_subtask,
 )
 from conductor_lsp.conductor.static import DIRECT, pipeline_plan
+from conductor_lsp.edits import NO_EDIT
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval.strategies import parse_strategies
 from conductor_lsp.plan import Plan, Step
@@ -242,6 +244,16 @@ def test_a_review_of_an_answer_with_no_edit_says_so_not_that_tests_ran_on_it(
     assert "held no edit that could be applied" in review and "`return a + b`" in review
     assert "Why no edit of it applied" in review
     assert "edits were applied" not in review and "tests after its edits" not in review
+
+
+def test_a_review_names_why_no_edit_applied_in_the_one_wording_reports_use() -> None:
+    """The reasons an answer's edits were refused reach the reviewer under the same
+    label a verdict and the editor's report give them; tests that ran, as they said."""
+    refused = review_subtask("big", "an answer", "SEARCH text not found", applied=False)
+    assert f"Why no edit of it applied:\n<<<\n{NO_EDIT}: SEARCH text not found\n>>>" in refused
+    ran = review_subtask("big", "an answer", "1 failing: test_add", applied=True)
+    assert "The tests after its edits:\n<<<\n1 failing: test_add\n>>>" in ran
+    assert NO_EDIT not in ran
 
 
 def _fixed_if_told(seen: Seen) -> str:
