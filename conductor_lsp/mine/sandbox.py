@@ -98,12 +98,17 @@ def _missing_top(run: TestRun) -> str:
     return found.group(1).split(".")[0] if found else ""
 
 
+def _in_src(box: Path, top: str) -> bool:
+    """Whether ``top`` is a package or a module of the tree's ``src/`` layout."""
+    return (box / "src" / top).is_dir() or (box / "src" / f"{top}.py").is_file()
+
+
 def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
     """Why the tests cannot run here: a module neither in the tree nor added by the fix."""
     top = _missing_top(run)
     if not top:
         return ""
-    ours = (box / f"{top}.py").exists() or (box / top).is_dir() or (box / "src" / top).is_dir()
+    ours = (box / f"{top}.py").exists() or (box / top).is_dir() or _in_src(box, top)
     added = any(Path(p).parts[0] in (top, f"{top}.py") or p.startswith(f"src/{top}") for p in code)
     return "" if ours or added else f"needs a package that is not installed ({top})"
 
@@ -123,8 +128,7 @@ def _asks_for(run: TestRun, box: Path, have: tuple[str, ...]) -> tuple[str, ...]
     if run.exit_code == 4 and _UNRECOGNIZED.search(run.output) and NO_ADDOPTS[1] not in have:
         more += NO_ADDOPTS
     top = _missing_top(run)
-    in_src = top and ((box / "src" / top).is_dir() or (box / "src" / f"{top}.py").is_file())
-    if in_src and SRC_PATH[1] not in have:
+    if top and _in_src(box, top) and SRC_PATH[1] not in have:
         more += SRC_PATH
     return more
 

@@ -309,3 +309,24 @@ def test_a_history_with_a_submodule_and_binary_blobs_is_mined_past(tmp_path: Pat
     log = (out / "mined.jsonl").read_text().splitlines() if (out / "mined.jsonl").exists() else []
     tasks = [p for p in out.iterdir() if (p / "task.toml").is_file()]
     assert tasks, (done.stdout, log)
+
+
+@pytest.mark.parametrize("layout", ["src/calc.py", "src/calc/__init__.py", "calc.py"])
+def test_a_module_of_the_tree_is_never_called_a_missing_package(
+    tmp_path: Path, layout: str
+) -> None:
+    """An import of the tree's own module that fails (a src layout not on the path, a
+    submodule the fix adds) is no package to install: mining does not skip the commit
+    as one, and asks for ``pythonpath=src`` where the module lives under ``src/``."""
+    from conductor_lsp.mine.sandbox import SRC_PATH, _asks_for, _missing_package
+    from conductor_lsp.testrun import TestRun
+
+    run = TestRun("pytest", 2, "E   ModuleNotFoundError: No module named 'calc.sub'", 0.1)
+    assert _missing_package(run, tmp_path, ()) == "needs a package that is not installed (calc)"
+    assert _asks_for(run, tmp_path, ()) == ()
+    (tmp_path / layout).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / layout).write_text("X = 1\n")
+    assert _missing_package(run, tmp_path, ()) == ""
+    wanted = SRC_PATH if layout.startswith("src/") else ()
+    assert _asks_for(run, tmp_path, ()) == wanted
+    assert _asks_for(run, tmp_path, SRC_PATH) == ()
