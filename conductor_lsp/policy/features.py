@@ -86,9 +86,19 @@ _AFTER_TASK = ("Files", "Diagnostics", "Failing tests", "Previous attempt", "Wha
 
 def task_head(brief: str) -> str:
     """What a brief says the task is, before its files, failures and attempts: the same
-    for every round of one task (its words are features; the trust folds group by it)."""
+    for every round of one task (its words are features)."""
     cuts = [brief.find(f"\n## {name}") for name in _AFTER_TASK]
     return brief[: min([c for c in cuts if c >= 0], default=len(brief))]
+
+
+def task_key(brief: str) -> str:
+    """Which task a brief is of: its head and the files it may change, the same for every
+    round (the trust folds group by it). Why the files: a fix with no words of the
+    user's has the standing instruction as its whole head, so one workspace's tasks
+    would all be one task, and the trust would never be measured on them."""
+    brief = seen_brief(brief)
+    mine = sorted({path for path, _, state in _FILE.findall(brief) if state == "may change"})
+    return "\n".join([task_head(brief), *mine])
 
 
 def task_features(brief: str) -> list[str]:

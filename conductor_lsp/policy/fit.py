@@ -19,7 +19,7 @@ from ..conductor.static import DIRECT, RETRY
 from ..episodes.records import Episode, Leaf
 from ..protocols import WorkerInfo
 from . import rates
-from .features import Action, Parts, feature_parts, sigmoid, task_head
+from .features import Action, Parts, feature_parts, sigmoid, task_key
 from .order import action_of
 from .predict import Policy, shrunk
 from .rates import Bill
@@ -123,13 +123,13 @@ def trusted(
     Why: on bench/tasks and the HumanEval-fix sample (17 tasks a fold) the weights alone
     scored worse on tasks they had not seen than the base rates alone (bench/README.md,
     "How sure the policy is"); a pool where words tell its workers apart keeps them."""
-    tasks = sorted({task_head(e.brief) for e, _, _ in rows})
+    tasks = sorted({task_key(e.brief) for e, _, _ in rows})
     if len(tasks) < TRUST_TASKS:
         return policy.trust
     scored: list[tuple[float, float | None, bool]] = []
     for k in range(2):
         half = set(tasks[k::2])
-        held = {e.brief for e, _, _ in rows if task_head(e.brief) in half}
+        held = {e.brief for e, _, _ in rows if task_key(e.brief) in half}
         w: dict[int, float] = {}
         train = [(p, g) for e, p, g in rows if e.brief not in held]
         passes = max(5, min(epochs // 2, TRUST_ROW_PASSES // max(1, len(train))))

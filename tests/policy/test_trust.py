@@ -48,6 +48,31 @@ def test_words_that_say_nothing_leave_the_cheap_workers_chance_at_its_base_rate(
     assert max(abs(c - base) for c in alone) > 0.1, (base, alone)
 
 
+def test_a_workspaces_fixes_with_no_words_of_their_own_are_told_apart_by_their_files() -> None:
+    """Every fix the user asks for without words has the standing instruction as its
+    task: the trust folds tell those tasks apart by the files they change, so the trust
+    is measured on them (errors that only happened to go with a verdict are not
+    trusted) rather than left where it was."""
+    from conductor_lsp.context import fix_instruction
+    from conductor_lsp.policy.features import task_key
+
+    rng = random.Random(3)
+    errors = ["KeyError", "ValueError", "TypeError", "IndexError", "NameError", "OSError"]
+    examples = []
+    for n in range(16):  # the cheap worker is green at random, whatever the error says
+        failure = FAIL.format(msg=f"{rng.choice(errors)}: case {n}")
+        files = (FileContext(f"pkg/m{n}.py", "x = 1\n" * 8),)
+        brief = Task(fix_instruction(""), files, test_failures=failure).brief()
+        workers = pool(f"c{n}", f"d{n}")
+        examples.append(Example(brief, workers, Action(f"c{n}", "direct"), rng.random() < 0.5))
+        examples.append(Example(brief, workers, Action(f"d{n}", "direct"), True))
+    assert len({task_key(e.brief) for e in examples}) == 16
+    policy = Policy()
+    assert policy.trust == 1.0  # what an unmeasured trust stays at
+    fit(policy, examples)
+    assert policy.trust <= 0.2
+
+
 def test_words_that_tell_the_workers_apart_are_trusted() -> None:
     policy = Policy()
     fit(policy, table_examples())
@@ -73,7 +98,7 @@ def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds()
     """A later round's brief (other failures, the attempt before it) is the same task: the
     folds that measure the trust keep it with its first round, so a task's own words are
     never on both sides; with or without files in the brief."""
-    from conductor_lsp.policy.features import task_features, task_head
+    from conductor_lsp.policy.features import task_features, task_head, task_key
 
     first = task("bugfix", 7)
     later = Task(
@@ -85,6 +110,7 @@ def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds()
     assert first.brief() != later.brief()
     assert task_head(first.brief()) == task_head(later.brief())
     assert task_head(first.brief()) != task_head(task("bugfix", 8).brief())
+    assert task_key(first.brief()) == task_key(later.brief())
     bare = Task(first.instruction, test_failures=FAIL.format(msg="NameError: name 'zebra'"))
     again = Task(first.instruction, previous="step 0 (small): no edit")
     assert task_head(bare.brief()) == task_head(again.brief())
