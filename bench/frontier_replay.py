@@ -89,8 +89,12 @@ class Problem:
     chance: dict[str, tuple[float, int]]
 
     def brief(self) -> str:
-        """What the policy reads: the problem's kind, not its text (the file has none)."""
-        text = f"Repair the failing program: a {self.difficulty} {self.platform} problem."
+        """What the policy reads: the problem's name and kind, not its text (the file has
+        none). Its name tells problems of one kind apart, as a real task's own words do:
+        without it the 356 fitting problems were 9 tasks to the trust folds (difficulty x
+        platform), each fold left out whole kinds, and the trust came out 0."""
+        kind = f"a {self.difficulty} {self.platform} problem"
+        text = f"Repair the failing program {self.qid}: {kind}."
         return Task(text, (), test_failures=f"- {self.qid}: wrong answer").brief()
 
 
