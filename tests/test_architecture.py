@@ -312,6 +312,7 @@ def test_public_api_stays_put() -> None:
         [
             "DEFAULT_DENY",
             "FUZZY_THRESHOLD",
+            "NO_EDIT",
             "EditFailure",
             "EditResult",
             "EditsConfig",
