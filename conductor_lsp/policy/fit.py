@@ -123,13 +123,14 @@ def trusted(
     Why: on bench/tasks and the HumanEval-fix sample (17 tasks a fold) the weights alone
     scored worse on tasks they had not seen than the base rates alone (bench/README.md,
     "How sure the policy is"); a pool where words tell its workers apart keeps them."""
-    tasks = sorted({task_key(e.brief) for e, _, _ in rows})
+    key = {brief: task_key(brief) for brief in {e.brief for e, _, _ in rows}}
+    tasks = sorted(set(key.values()))
     if len(tasks) < TRUST_TASKS:
         return policy.trust
     scored: list[tuple[float, float | None, bool]] = []
     for k in range(2):
         half = set(tasks[k::2])
-        held = {e.brief for e, _, _ in rows if task_key(e.brief) in half}
+        held = {brief for brief, task in key.items() if task in half}
         w: dict[int, float] = {}
         train = [(p, g) for e, p, g in rows if e.brief not in held]
         passes = max(5, min(epochs // 2, TRUST_ROW_PASSES // max(1, len(train))))
