@@ -98,9 +98,23 @@ def _missing_top(run: TestRun) -> str:
     return found.group(1).split(".")[0] if found else ""
 
 
+def _module_in(base: Path, top: str) -> bool:
+    """Whether ``top`` is a package or a module directly under ``base``."""
+    return (base / top).is_dir() or (base / f"{top}.py").is_file()
+
+
 def _in_src(box: Path, top: str) -> bool:
     """Whether ``top`` is a package or a module of the tree's ``src/`` layout."""
-    return (box / "src" / top).is_dir() or (box / "src" / f"{top}.py").is_file()
+    return _module_in(box / "src", top)
+
+
+def _adds(path: str, top: str) -> bool:
+    """Whether a path the fix changes is module ``top`` or inside it, at the root or
+    under ``src/`` (``src/calcx.py`` is not ``calc``)."""
+    parts = Path(path).parts
+    if parts[:1] == ("src",):
+        parts = parts[1:]
+    return parts[:1] in ((top,), (f"{top}.py",))
 
 
 def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
@@ -108,9 +122,8 @@ def _missing_package(run: TestRun, box: Path, code: tuple[str, ...]) -> str:
     top = _missing_top(run)
     if not top:
         return ""
-    ours = (box / f"{top}.py").exists() or (box / top).is_dir() or _in_src(box, top)
-    added = any(Path(p).parts[0] in (top, f"{top}.py") or p.startswith(f"src/{top}") for p in code)
-    return "" if ours or added else f"needs a package that is not installed ({top})"
+    ours = _module_in(box, top) or _in_src(box, top) or any(_adds(p, top) for p in code)
+    return "" if ours else f"needs a package that is not installed ({top})"
 
 
 async def _twice(

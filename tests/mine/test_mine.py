@@ -330,3 +330,23 @@ def test_a_module_of_the_tree_is_never_called_a_missing_package(
     wanted = SRC_PATH if layout.startswith("src/") else ()
     assert _asks_for(run, tmp_path, ()) == wanted
     assert _asks_for(run, tmp_path, SRC_PATH) == ()
+
+
+@pytest.mark.parametrize(
+    ("added", "ours"),
+    [(("src/calc.py",), True), (("src/calc/sub.py",), True), (("calc/sub.py",), True),
+     (("calc.py",), True), (("src/calcx.py",), False), (("calcx/sub.py",), False),
+     (("tests/calc.py",), False)],
+)  # fmt: skip
+def test_only_a_fix_adding_the_module_itself_makes_it_ours(
+    tmp_path: Path, added: tuple[str, ...], ours: bool
+) -> None:
+    """A module missing before the fix is the tree's own only when the fix adds that very
+    module (a file or a package, at the root or under ``src/``), not one whose name starts
+    with it, nor a file of that name elsewhere."""
+    from conductor_lsp.mine.sandbox import _missing_package
+    from conductor_lsp.testrun import TestRun
+
+    run = TestRun("pytest", 2, "E   ModuleNotFoundError: No module named 'calc'", 0.1)
+    want = "" if ours else "needs a package that is not installed (calc)"
+    assert _missing_package(run, tmp_path, added) == want
