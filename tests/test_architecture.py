@@ -322,6 +322,7 @@ def test_public_api_stays_put() -> None:
             "check_path",
             "denied_by",
             "edited_paths",
+            "no_edit",
             "normalize",
             "parse_edits",
         ]

@@ -5,7 +5,15 @@ language server turns it into a WorkspaceEdit, and the benchmarks call it direct
 """
 
 from .apply import apply_edits, apply_output, edited_paths
-from .model import FUZZY_THRESHOLD, NO_EDIT, EditFailure, EditResult, EditsConfig, FileEdit
+from .model import (
+    FUZZY_THRESHOLD,
+    NO_EDIT,
+    EditFailure,
+    EditResult,
+    EditsConfig,
+    FileEdit,
+    no_edit,
+)
 from .parse import parse_edits
 from .paths import DEFAULT_DENY, check_path, denied_by, normalize
 
@@ -22,6 +30,7 @@ __all__ = [
     "check_path",
     "denied_by",
     "edited_paths",
+    "no_edit",
     "normalize",
     "parse_edits",
 ]

@@ -19,6 +19,14 @@ FUZZY_THRESHOLD = 0.85
 NO_EDIT = "no edit applied"
 
 
+def no_edit(errors: str) -> str:
+    """One line for an answer none of whose edits applied: ``NO_EDIT`` and the first
+    reason given (a verdict and the editor's report say the same; the reviewer's prompt
+    is given every reason)."""
+    first = next((line.strip() for line in errors.splitlines() if line.strip()), "")
+    return f"{NO_EDIT}: {first or 'the answer held no edit'}"
+
+
 @dataclass
 class EditsConfig:
     """The ``[edits]`` section: what every caller of the edits API passes along."""

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..conductor.shapes import is_follow_up
-from ..edits import NO_EDIT
+from ..edits import no_edit
 from ..episodes.records import LEAF_REFUSED_KEEP, Leaf
 from ..plan import Lane
 from ..runtime.results import RunResult, StepResult
@@ -50,8 +50,7 @@ class Verdict:
     def text(self) -> str:
         """One line: green, N failing, or why nothing was tested."""
         if self.tests is None:
-            why = (self.errors or "the answer held no edit").strip().splitlines()
-            return f"{NO_EDIT}: {why[0] if why else ''}"
+            return no_edit(self.errors)
         return self.tests.state() + (" (the same edit as before)" if self.repeated else "")
 
 

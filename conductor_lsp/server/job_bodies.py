@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..edits import NO_EDIT
+from ..edits import no_edit
 from ..edits.workspace import read_text
 from ..errors import ConductorError, EditError
 from ..jobs import (
@@ -100,8 +100,7 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
         return
     job.report = job_report(job.title, result, applied.paths, applied.errors)
     if applied.errors:
-        first = applied.errors.splitlines()[0]
-        why = f"{NO_EDIT}: {first}" if not applied.paths else applied.errors.strip()
+        why = no_edit(applied.errors) if not applied.paths else applied.errors.strip()
         finish(ls, job, "failed", why, error=True)
     else:
         spent = f"${result.cost:.4f}, {result.seconds:.1f}s"

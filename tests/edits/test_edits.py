@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers import sr
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conductor_lsp.edits import apply_output, parse_edits
+from conductor_lsp.edits import apply_output, no_edit, parse_edits
 
 CALC = (
     "def add(a, b):\n"
@@ -243,3 +244,15 @@ def test_which_hunks_an_editor_kept_is_read_back_from_the_text() -> None:
     for kept in (set(), {0}, {1}, {0, 1}):
         assert applied_hunks(before, hunks, apply_hunks(before, hunks, kept)) == kept
     assert applied_hunks(before, hunks, before.replace("c", "user's own")) is None
+
+
+@pytest.mark.parametrize(
+    ("errors", "line"),
+    [("calc.py: SEARCH text not found\nmore", "no edit applied: calc.py: SEARCH text not found"),
+     ("\n  \ncalc.py: refused\n", "no edit applied: calc.py: refused"),
+     ("", "no edit applied: the answer held no edit")],
+)  # fmt: skip
+def test_an_answer_with_no_edit_is_one_line_naming_the_first_reason(errors: str, line: str) -> None:
+    """A verdict and the editor's report name the first reason given, never a blank one
+    (the report once took the first line as it stood, blank or not)."""
+    assert no_edit(errors) == line
