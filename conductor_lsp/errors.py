@@ -113,3 +113,9 @@ class EpisodeFormatError(ConductorError):
 
 class BudgetExceeded(ConductorError):
     """A budget (calls, cost, seconds, iterations) ran out; a clean outcome, not a failure."""
+
+    @property
+    def why(self) -> str:
+        """The message without its ``budget: `` head: a result's reason, shown after its
+        outcome ``budget`` (which would read ``budget: budget: calls`` otherwise)."""
+        return str(self).removeprefix("budget: ")

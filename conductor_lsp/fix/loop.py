@@ -117,7 +117,7 @@ class FixLoop:
         except Stop as stop:
             report.outcome, report.reason = stop.outcome, stop.reason
         except BudgetExceeded as e:
-            report.outcome, report.reason = FixOutcome.BUDGET, str(e)
+            report.outcome, report.reason = FixOutcome.BUDGET, e.why
         except asyncio.CancelledError:
             report.outcome, report.reason, interrupted = FixOutcome.CANCELLED, "cancelled", True
         finally:
@@ -154,7 +154,7 @@ class FixLoop:
             async with asyncio.timeout(self.meter.seconds_left()):
                 await self._each_round(start, report, verifier)
         except TimeoutError:
-            raise BudgetExceeded(self.meter.time_spent()) from None
+            raise BudgetExceeded(f"budget: {self.meter.time_spent()}") from None
 
     async def _each_round(self, start: State, report: FixReport, verifier: Verifier) -> None:
         runner = RoundRunner(
@@ -185,7 +185,7 @@ class FixLoop:
                 (a.run.reason for a in rnd.attempts if a.run.outcome is RunOutcome.BUDGET), ""
             )
             if out_of:
-                raise BudgetExceeded(out_of)
+                raise BudgetExceeded(f"budget: {out_of}")
             progress = _progressed(rnd)
             for lane in lanes:
                 new = self._named(rnd, lane)

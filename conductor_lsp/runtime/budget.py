@@ -1,7 +1,8 @@
 """Budgets for calls, dollars and seconds, shared by a job or by a whole fix loop.
 
-The conductor's calls count like workers' calls. Every reason starts with
-``budget:`` and names the budget, so a report says truthfully why a job stopped.
+The conductor's calls count like workers' calls. Every reason names the budget, so a
+report says truthfully why a job stopped: a result's reason follows its outcome
+``budget``, ``BudgetExceeded``'s message starts ``budget:``.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ class Meter:
         return max(0.0, self.limits.max_seconds - self.elapsed())
 
     def time_spent(self) -> str:
-        return f"budget: time ({self.limits.max_seconds:g}s spent)"
+        return f"time ({self.limits.max_seconds:g}s spent)"
 
     def exhausted(self) -> str:
         """Why no further model call may start, or '' while budget remains."""
         if self.calls >= self.limits.max_calls:
-            return f"budget: calls ({self.calls} of {self.limits.max_calls} made)"
+            return f"calls ({self.calls} of {self.limits.max_calls} made)"
         if self.cost >= self.limits.max_cost:
-            return f"budget: cost (${self.cost:.4f} of ${self.limits.max_cost:g} spent)"
+            return f"cost (${self.cost:.4f} of ${self.limits.max_cost:g} spent)"
         if self.seconds_left() <= 0:
             return self.time_spent()
         return ""
@@ -43,7 +44,7 @@ class Meter:
         """Raise ``BudgetExceeded`` (saying which budget) once no call may start."""
         why = self.exhausted()
         if why:
-            raise BudgetExceeded(why)
+            raise BudgetExceeded(f"budget: {why}")
 
     def reserve_call(self) -> None:
         """Count a call before it starts; ``BudgetExceeded`` if it may not."""

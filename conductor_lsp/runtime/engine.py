@@ -194,7 +194,7 @@ class Engine:
                     self.meter.reserve_call()
             except BudgetExceeded as e:
                 res.skipped = str(e)
-                self._budget_reason = self._budget_reason or res.skipped
+                self._budget_reason = self._budget_reason or e.why
             if res.skipped:
                 self._emit_finished(res)
                 return

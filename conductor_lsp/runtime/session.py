@@ -81,7 +81,7 @@ class Session:
             async with asyncio.timeout(meter.seconds_left()):
                 plan = await self.planner.plan(task, infos, max_steps, left)
         except TimeoutError:
-            raise BudgetExceeded(meter.time_spent()) from None
+            raise BudgetExceeded(f"budget: {meter.time_spent()}") from None
         if plan.call is not None:
             meter.calls += 1
             meter.cost += plan.call.cost
@@ -115,7 +115,7 @@ class Session:
                     try:
                         plan = await self.plan(task, meter, infos)
                     except BudgetExceeded as e:
-                        return self._stopped(str(e), started, trace, on_event)
+                        return self._stopped(e, started, trace, on_event)
                 engine = Engine(
                     self.pool,
                     meter,
@@ -140,9 +140,11 @@ class Session:
             finally:
                 trace.close()
 
-    def _stopped(self, reason: str, started: float, trace: Trace, on_event: EventSink) -> RunResult:
+    def _stopped(
+        self, stop: BudgetExceeded, started: float, trace: Trace, on_event: EventSink
+    ) -> RunResult:
         """A job the budget stopped before a plan existed."""
-        plan = Plan(steps=(), source="none", error=reason)
+        plan, reason = Plan(steps=(), source="none", error=str(stop)), stop.why
         on_event(PlanReady(plan))
         trace.write("plan", **plan_record(plan))
         result = RunResult(plan, [], RunOutcome.BUDGET, reason, time.monotonic() - started)

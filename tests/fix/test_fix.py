@@ -209,7 +209,7 @@ def test_budget_usd_stops_the_loop(repo: Path, standin: StandIn) -> None:
     standin.push(Behaviour(text="thinking"), Behaviour(text=GOOD))
     out = fix(repo, "--budget-usd", "0.0000001")
     assert out.returncode == 1
-    assert "budget: cost" in out.stdout
+    assert "budget: cost" in out.stdout and "budget: budget" not in out.stdout
     assert len(standin.seen) == 1
 
 

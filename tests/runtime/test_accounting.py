@@ -99,6 +99,7 @@ def test_the_conductor_spends_from_the_call_budget(tmp_path: Path, standin: Stan
     out = cli("fix", str(root))
     assert out.returncode == 1
     assert "budget: calls (1 of 1 made)" in out.stdout
+    assert "budget: budget" not in out.stdout  # the outcome, then which budget: said once
     assert [s.body["model"] for s in standin.seen] == ["planner"]  # no worker call after it
 
 
@@ -110,6 +111,7 @@ def test_max_seconds_is_a_hard_cap_while_a_worker_is_slow(tmp_path: Path, standi
     wall = time.monotonic() - started
     assert out.returncode == 1, out.stdout + out.stderr
     assert "budget: time (3s spent)" in out.stdout
+    assert "budget: budget" not in out.stdout
     assert "the output held no edit" not in out.stdout  # the truth: the budget ended it
     loop_seconds = float(re.search(r"-> [\w ]+ in ([\d.]+)s", out.stdout).group(1))  # type: ignore[union-attr]
     # The slow call was cancelled at the cap, not waited for (bounds a busy machine keeps).
