@@ -12,14 +12,20 @@ only (a replay can pay only for answers it holds). A policy's picks are paid as 
 waves run them: a wave only when every answer before it was red.
 
     python bench/shape_table.py --results runs/next11.jsonl --out bench/results/x.jsonl
+
+``--folds 2`` fits on half the tasks and replays the other half (``tasks[k::2]``, as
+``bench/two_fold.py`` splits), then the other way round; ``--suite DIR`` names a task
+by the folder of ``DIR`` that holds the brief's test file (``bench/tasks``), not by
+``--prefix``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,16 +78,17 @@ def examples(brief: str, row: dict[Action, Cell], pool: Sequence[WorkerInfo]) ->
 
 
 def read(
-    results: Path, prefix: str
+    results: Path, name: Callable[[str], str]
 ) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
-    """Per task, each action's cell; each task's first brief; the pool."""
+    """Per task, each action's cell; each task's first brief (``name``: the task of a
+    test file's name); the pool."""
     episodes = read_episodes(eval_episodes(results))
     pool = list(episodes[0].workers)
     briefs: dict[str, str] = {}
     for e in episodes:
         m = TASK_OF.search(e.task)
         if m and e.round == 1:
-            briefs.setdefault(prefix + m.group(1), e.task)
+            briefs.setdefault(name(m.group(1)), e.task)
     cells: dict[str, dict[Action, Cell]] = {}
     for line in results.read_text().splitlines():
         r = json.loads(line)
@@ -157,17 +164,35 @@ class Total:
         self.seconds += c.seconds
 
 
+def namer(prefix: str, suite: Path | None) -> Callable[[str], str]:
+    """A test file's name -> its task: the suite's folder holding ``test_NAME.py``, else
+    ``prefix + NAME``."""
+    if suite is None:
+        return lambda n: prefix + n
+    folders = {f.stem.removeprefix("test_"): f.parent.name for f in suite.glob("*/test_*.py")}
+    return lambda n: folders.get(n, prefix + n)
+
+
+def folds(tasks: list[str], k: int) -> list[tuple[list[str], list[str]]]:
+    """(held out, fitted on) pairs: ``k`` folds (``tasks[i::k]`` held), or one per task
+    (leave one out) when ``k`` is 0."""
+    held = [[t] for t in tasks] if k == 0 else [tasks[i::k] for i in range(k)]
+    return [(h, [t for t in tasks if t not in h]) for h in held]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", type=Path, action="append", required=True, help="repeatable")
     ap.add_argument("--prefix", default="quix_", help="task name = prefix + the test file's name")
+    ap.add_argument("--suite", type=Path, help="name tasks by the suite folder holding the test")
+    ap.add_argument("--folds", type=int, default=0, help="0: leave one out (default)")
     ap.add_argument("--out", type=Path, help="raw rows (JSONL)")
     args = ap.parse_args()
     cells: dict[str, dict[Action, Cell]] = {}
     briefs: dict[str, str] = {}
     pool: list[WorkerInfo] = []
     for path in args.results:
-        more, named, pool = read(path, args.prefix)
+        more, named, pool = read(path, namer(args.prefix, args.suite))
         briefs.update(named)
         for t, row in more.items():
             cells.setdefault(t, {}).update(row)
@@ -176,7 +201,6 @@ def main() -> None:
     cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
     floor = Action(strongest(pool).name, "direct")
     totals: dict[str, Total] = {}
-    rows = []
     for t in tasks:
         row = cells[t]
         for a, c in row.items():
@@ -185,15 +209,17 @@ def main() -> None:
         if small is not None and floor in row:
             cascade = small if small.green else _sum(small, row[floor])
             totals.setdefault("cascade (cheapest, then the floor)", Total()).add(cascade)
+    rows = []
+    for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
-            for prefer in ("balanced", "cost"):
-                policy = Policy(wordings={"direct": DIRECT})
-                ex = [e for u in tasks if u != t for e in examples(briefs[u], cells[u], pool)
-                      if shapes or e.action.solo]  # fmt: skip
-                fit(policy, ex * 2)
-                known = [a for a in every if shapes or a.solo]  # the answers the table holds
-                policy.actions = lambda _pool, known=known: known  # type: ignore[method-assign]
-                got, ran = replay(policy, briefs[t], row, pool, prefer)
+            policy = Policy(wordings={"direct": DIRECT})
+            ex = [e for u in train for e in examples(briefs[u], cells[u], pool)
+                  if shapes or e.action.solo]  # fmt: skip
+            fit(policy, ex * 2)
+            known = [a for a in every if shapes or a.solo]  # the answers the table holds
+            policy.actions = lambda _pool, known=known: known  # type: ignore[method-assign]
+            for t, prefer in itertools.product(held, ("balanced", "cost")):
+                got, ran = replay(policy, briefs[t], cells[t], pool, prefer)
                 name = f"{label} ({prefer})"
                 totals.setdefault(name, Total()).add(got)
                 rows.append({"task": t, "strategy": name, "ran": ran, "green": got.green,
