@@ -25,9 +25,11 @@ import argparse
 import itertools
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from _common import table
 
@@ -198,17 +200,7 @@ def main() -> None:
             cells.setdefault(t, {}).update(row)
     every = {a for row in cells.values() for a in row}
     tasks = sorted(t for t in cells if t in briefs and set(cells[t]) == every)  # whole rows
-    cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
-    floor = Action(strongest(pool).name, "direct")
-    totals: dict[str, Total] = {}
-    for t in tasks:
-        row = cells[t]
-        for a, c in row.items():
-            totals.setdefault(f"{_name(a)} alone" if a.solo else _name(a), Total()).add(c)
-        small = row.get(Action(cheap.name, "direct"))
-        if small is not None and floor in row:
-            cascade = small if small.green else _sum(small, row[floor])
-            totals.setdefault("cascade (cheapest, then the floor)", Total()).add(cascade)
+    totals = recorded({t: cells[t] for t in tasks}, pool)
     rows = []
     for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
@@ -217,24 +209,74 @@ def main() -> None:
                   if shapes or e.action.solo]  # fmt: skip
             fit(policy, ex * 2)
             known = [a for a in every if shapes or a.solo]  # the answers the table holds
-            policy.actions = lambda _pool, known=known: known  # type: ignore[method-assign]
+            policy.actions = _offering(known)  # type: ignore[method-assign,assignment]
             for t, prefer in itertools.product(held, ("balanced", "cost")):
                 got, ran = replay(policy, briefs[t], cells[t], pool, prefer)
                 name = f"{label} ({prefer})"
                 totals.setdefault(name, Total()).add(got)
                 rows.append({"task": t, "strategy": name, "ran": ran, "green": got.green,
                              "cost": got.cost, "calls": got.calls})  # fmt: skip
-    static = totals.get(f"{floor.worker} alone")
-    print(table(
-        ["strategy", "solved", "$", "vs static", "calls", "tokens", "seconds"],
-        [[n, f"{c.solved}/{len(tasks)}", c.cost,
-          f"{c.cost / static.cost:.2f}x" if static and static.cost else "", c.calls, c.tokens,
-          round(c.seconds)] for n, c in totals.items()],
-    ))  # fmt: skip
+    report(totals, len(tasks), Action(strongest(pool).name, "direct"))
+    print(won_by_shapes({t: cells[t] for t in tasks}))
+    print(chosen(rows))
     for r in rows:
         print(json.dumps(r))
     if args.out:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _offering(known: list[Action]) -> Callable[[Sequence[WorkerInfo]], list[Action]]:
+    """The policy's actions: the ones the table holds answers for."""
+    return lambda _pool: known
+
+
+def recorded(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -> dict[str, Total]:
+    """Each recorded action's totals, and the trivial cascade's (the cheapest worker, then
+    the floor's call when it was red)."""
+    cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
+    floor = Action(strongest(pool).name, "direct")
+    totals: dict[str, Total] = {}
+    for row in cells.values():
+        for a, c in row.items():
+            totals.setdefault(f"{_name(a)} alone" if a.solo else _name(a), Total()).add(c)
+        small = row.get(Action(cheap.name, "direct"))
+        if small is not None and floor in row:
+            cascade = small if small.green else _sum(small, row[floor])
+            totals.setdefault("cascade (cheapest, then the floor)", Total()).add(cascade)
+    return totals
+
+
+def report(totals: dict[str, Total], n: int, floor: Action) -> None:
+    static = totals.get(f"{floor.worker} alone")
+    cascade = totals.get("cascade (cheapest, then the floor)")
+    print(table(
+        ["strategy", "solved", "$", "vs static", "vs cascade", "calls", "tokens", "seconds"],
+        [[name, f"{c.solved}/{n}", f"{c.cost:.4f}", _times(c, static), _times(c, cascade),
+          c.calls, c.tokens, round(c.seconds)] for name, c in totals.items()],
+    ))  # fmt: skip
+
+
+def _times(c: Total, base: Total | None) -> str:
+    return f"{c.cost / base.cost:.2f}x" if base and base.cost else ""
+
+
+def won_by_shapes(cells: dict[str, dict[Action, Cell]]) -> str:
+    """The tasks some shape solved and no single call did: what only a split bought."""
+    named = []
+    for t, row in sorted(cells.items()):
+        if not any(c.green for a, c in row.items() if a.solo):
+            won = sorted(_name(a) for a, c in row.items() if c.green and not a.solo)
+            named += [f"{t} ({', '.join(won)})"] if won else []
+    return "won by a shape, by no single call: " + ("; ".join(named) or "none")
+
+
+def chosen(rows: list[dict[str, Any]]) -> str:
+    """What each policy ran: how often each action ran, over the held-out tasks."""
+    out = []
+    for name in dict.fromkeys(r["strategy"] for r in rows):
+        ran = Counter(a for r in rows if r["strategy"] == name for a in r["ran"])
+        out.append(f"{name} ran: " + ", ".join(f"{a} x{k}" for a, k in ran.most_common()))
+    return "\n".join(out)
 
 
 def _sum(a: Cell, b: Cell) -> Cell:
