@@ -30,7 +30,7 @@ from ..testrun import TestRun
 from .app import ConductorServer
 from .editor_edits import apply_in_editor, open_documents, replace_buffers
 from .job_table import Progress, ServerJob
-from .markdown import job_report
+from .markdown import job_report, said
 from .positions import offset_at
 from .review import editor_reviewer
 
@@ -96,7 +96,7 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
     if applied is None:
         job.report = job_report(job.title, result, [], "")
         failed = result.outcome is RunOutcome.FAILED
-        finish(ls, job, result.outcome, f"{result.outcome} ({result.reason})", error=failed)
+        finish(ls, job, result.outcome, said(result.outcome, result.reason), error=failed)
         return
     job.report = job_report(job.title, result, applied.paths, applied.errors)
     if applied.errors:
@@ -152,8 +152,8 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         ls,
         job,
         report.outcome,
-        f"{report.outcome}, tests {report.tests()}, {judged} candidates judged"
-        + (f" ({report.reason})" if report.reason else ""),
+        f"{said(report.outcome, report.reason)}; tests {report.tests()}, "
+        f"{judged} candidates judged",
         error=not report.end.passed,
     )
 

@@ -6,6 +6,11 @@ from ..jobs import RunResult
 from ..plan import access_text
 
 
+def said(outcome: str, reason: str) -> str:
+    """An outcome and why, as every door says it ("budget: calls (1 of 1 made)")."""
+    return f"{outcome}: {reason}" if reason else str(outcome)
+
+
 def diagram(result: RunResult) -> str:
     """A mermaid flowchart: one node per step, an arrow for each step another may see."""
     lines = ["```mermaid", "flowchart LR"]
@@ -25,7 +30,7 @@ def job_report(title: str, result: RunResult, edits: list[str], errors: str) -> 
     out = [
         f"# {title}",
         "",
-        f"**Outcome:** {result.outcome}" + (f" ({result.reason})" if result.reason else ""),
+        f"**Outcome:** {said(result.outcome, result.reason)}",
         f"**Plan source:** {result.plan.source}",
         *([f"**Conductor:** {result.plan.spent()}"] if result.plan.call else []),
         *[f"**Note:** {n}" for n in result.plan.notes],
