@@ -112,10 +112,15 @@ class EpisodeFormatError(ConductorError):
 
 
 class BudgetExceeded(ConductorError):
-    """A budget (calls, cost, seconds, iterations) ran out; a clean outcome, not a failure."""
+    """A budget (calls, cost, seconds, iterations) ran out; a clean outcome, not a failure.
+
+    Raised with which budget alone ("calls (1 of 1 made)"): that is ``why``, a result's
+    reason beside its outcome ``budget`` (which would read ``budget: budget: calls``
+    otherwise); the message adds the ``budget:`` head in this one place."""
 
     @property
     def why(self) -> str:
-        """The message without its ``budget: `` head: a result's reason, shown after its
-        outcome ``budget`` (which would read ``budget: budget: calls`` otherwise)."""
-        return str(self).removeprefix("budget: ")
+        return str(self.args[0]) if self.args else ""
+
+    def __str__(self) -> str:
+        return f"budget: {self.why}"

@@ -14,6 +14,7 @@ from ..errors import ConfigError
 from ..eval import TaskResult, by_strategy, evaluate, load_suite, parse_strategies
 from ..eval.distributed import RayRunner
 from ..eval.run import StrategyRow
+from ..jobs import outcome_text
 from ..storage.state import state_dir
 
 
@@ -35,9 +36,7 @@ def results_table(rows: list[StrategyRow]) -> Table:
 
 
 def _line(r: TaskResult) -> str:
-    state = (
-        "solved" if r.solved else f"not solved ({r.outcome}{': ' + r.reason if r.reason else ''})"
-    )
+    state = "solved" if r.solved else f"not solved ({outcome_text(r.outcome, r.reason)})"
     if r.error:
         state = f"error: {r.error}"
     return (

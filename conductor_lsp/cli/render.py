@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config.schema import Config
-from ..jobs import FixReport, RunResult, model_report
+from ..jobs import FixReport, RunResult, model_report, outcome_text
 from ..plan import Plan, access_text
 from ..usage import Tally, Usage, total
 
@@ -93,7 +93,7 @@ def print_fix_report(console: Console, report: FixReport) -> None:
         console.rule("diff" if report.written else "diff (not written)")
         console.print(report.diff, markup=False, highlight=False)
     console.print(
-        f"outcome: {report.outcome}{': ' + report.reason if report.reason else ''}",
+        f"outcome: {outcome_text(report.outcome, report.reason)}",
         markup=False,
         highlight=False,
     )

@@ -154,7 +154,7 @@ class FixLoop:
             async with asyncio.timeout(self.meter.seconds_left()):
                 await self._each_round(start, report, verifier)
         except TimeoutError:
-            raise BudgetExceeded(f"budget: {self.meter.time_spent()}") from None
+            raise BudgetExceeded(self.meter.time_spent()) from None
 
     async def _each_round(self, start: State, report: FixReport, verifier: Verifier) -> None:
         runner = RoundRunner(
@@ -185,7 +185,7 @@ class FixLoop:
                 (a.run.reason for a in rnd.attempts if a.run.outcome is RunOutcome.BUDGET), ""
             )
             if out_of:
-                raise BudgetExceeded(f"budget: {out_of}")
+                raise BudgetExceeded(out_of)
             progress = _progressed(rnd)
             for lane in lanes:
                 new = self._named(rnd, lane)
@@ -193,7 +193,7 @@ class FixLoop:
                 lane.after(rnd, shows_more=bool(new))
             if not any(lane.active for lane in lanes):
                 raise _ended(lanes)
-        raise BudgetExceeded(f"budget: iterations ({limit} rounds run)")
+        raise BudgetExceeded(f"iterations ({limit} rounds run)")
 
     def _bill(self, report: FixReport, rnd: Round) -> None:
         """The bill so far, beside what the floor would have cost."""

@@ -31,7 +31,7 @@ from ..runtime.events import (
     StepWorking,
     describe_event,
 )
-from ..runtime.results import RunOutcome, RunResult
+from ..runtime.results import RunOutcome, RunResult, outcome_text
 from ..runtime.session import Session
 from .candidates import apply_candidate, list_candidates
 from .doctor import diagnose
@@ -76,6 +76,7 @@ __all__ = [
     "fix_repository",
     "list_candidates",
     "model_report",
+    "outcome_text",
     "plan_task",
     "run_task",
     "undo",

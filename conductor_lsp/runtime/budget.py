@@ -2,7 +2,7 @@
 
 The conductor's calls count like workers' calls. Every reason names the budget, so a
 report says truthfully why a job stopped: a result's reason follows its outcome
-``budget``, ``BudgetExceeded``'s message starts ``budget:``.
+``budget``, ``BudgetExceeded``'s message adds the ``budget:`` head.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Meter:
         """Raise ``BudgetExceeded`` (saying which budget) once no call may start."""
         why = self.exhausted()
         if why:
-            raise BudgetExceeded(f"budget: {why}")
+            raise BudgetExceeded(why)
 
     def reserve_call(self) -> None:
         """Count a call before it starts; ``BudgetExceeded`` if it may not."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..plan import Plan, Step
 from ..usage import Usage
-from .results import RunResult
+from .results import RunResult, outcome_text
 
 
 @dataclass(frozen=True)
@@ -145,6 +145,6 @@ def describe_event(event: Event) -> str:
         return f"[{event.round}] candidate {event.label}: {event.verdict}"
     if isinstance(event, PlanDone):
         r = event.result
-        tail = f": {r.reason}" if r.reason else ""
-        return f"plan finished: {r.outcome}{tail} in {r.seconds:.1f}s, ${r.cost:.4f}"
+        ended = outcome_text(r.outcome, r.reason)
+        return f"plan finished: {ended} in {r.seconds:.1f}s, ${r.cost:.4f}"
     return str(event)

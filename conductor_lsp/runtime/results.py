@@ -23,6 +23,11 @@ class RunOutcome(StrEnum):
     FAILED = "failed"
 
 
+def outcome_text(outcome: str, reason: str) -> str:
+    """An outcome and why, as every door says it ("budget: calls (1 of 1 made)")."""
+    return f"{outcome}: {reason}" if reason else str(outcome)
+
+
 @dataclass
 class StepResult:
     index: int

@@ -81,7 +81,7 @@ class Session:
             async with asyncio.timeout(meter.seconds_left()):
                 plan = await self.planner.plan(task, infos, max_steps, left)
         except TimeoutError:
-            raise BudgetExceeded(f"budget: {meter.time_spent()}") from None
+            raise BudgetExceeded(meter.time_spent()) from None
         if plan.call is not None:
             meter.calls += 1
             meter.cost += plan.call.cost

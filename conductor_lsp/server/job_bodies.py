@@ -24,13 +24,14 @@ from ..jobs import (
     RunOutcome,
     edit_buffer,
     fix_repository,
+    outcome_text,
     undo,
 )
 from ..testrun import TestRun
 from .app import ConductorServer
 from .editor_edits import apply_in_editor, open_documents, replace_buffers
 from .job_table import Progress, ServerJob
-from .markdown import job_report, said
+from .markdown import job_report
 from .positions import offset_at
 from .review import editor_reviewer
 
@@ -96,7 +97,7 @@ async def edit_job(ls: ConductorServer, job: ServerJob, request: EditRequest) ->
     if applied is None:
         job.report = job_report(job.title, result, [], "")
         failed = result.outcome is RunOutcome.FAILED
-        finish(ls, job, result.outcome, said(result.outcome, result.reason), error=failed)
+        finish(ls, job, result.outcome, outcome_text(result.outcome, result.reason), error=failed)
         return
     job.report = job_report(job.title, result, applied.paths, applied.errors)
     if applied.errors:
@@ -152,7 +153,7 @@ async def fix_tests_job(ls: ConductorServer, job: ServerJob, instruction: str) -
         ls,
         job,
         report.outcome,
-        f"{said(report.outcome, report.reason)}; tests {report.tests()}, "
+        f"{outcome_text(report.outcome, report.reason)}; tests {report.tests()}, "
         f"{judged} candidates judged",
         error=not report.end.passed,
     )

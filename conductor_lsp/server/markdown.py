@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from ..jobs import RunResult
+from ..jobs import RunResult, outcome_text
 from ..plan import access_text
-
-
-def said(outcome: str, reason: str) -> str:
-    """An outcome and why, as every door says it ("budget: calls (1 of 1 made)")."""
-    return f"{outcome}: {reason}" if reason else str(outcome)
 
 
 def diagram(result: RunResult) -> str:
@@ -30,7 +25,7 @@ def job_report(title: str, result: RunResult, edits: list[str], errors: str) -> 
     out = [
         f"# {title}",
         "",
-        f"**Outcome:** {said(result.outcome, result.reason)}",
+        f"**Outcome:** {outcome_text(result.outcome, result.reason)}",
         f"**Plan source:** {result.plan.source}",
         *([f"**Conductor:** {result.plan.spent()}"] if result.plan.call else []),
         *[f"**Note:** {n}" for n in result.plan.notes],

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 from pathlib import Path
 
 import pytest
 from standin import Behaviour, Seen, StandIn
 
-from conductor_lsp import Config, FileContext, Plan, Session, Step, Task
+from conductor_lsp import BudgetExceeded, Config, FileContext, Plan, Session, Step, Task
 from conductor_lsp.runtime import (
     Engine,
     Event,
@@ -120,6 +121,12 @@ async def test_call_budget_stops_cleanly(standin_config: Config, standin: StandI
     assert result.reason == "calls (2 of 2 made)"  # type: ignore[attr-defined]
     assert len(standin.seen) == 2
     assert result.steps[2].skipped  # type: ignore[attr-defined]
+
+
+def test_a_budget_error_names_its_budget_once_and_survives_pickling() -> None:
+    # Ray carries errors between processes: the head must not be added twice on the way.
+    e = pickle.loads(pickle.dumps(BudgetExceeded("calls (1 of 1 made)")))
+    assert (str(e), e.why) == ("budget: calls (1 of 1 made)", "calls (1 of 1 made)")
 
 
 async def test_cost_budget_stops_cleanly(standin_config: Config, standin: StandIn) -> None:
