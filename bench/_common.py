@@ -6,7 +6,9 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the provider stand-in lives with the tests
@@ -46,3 +48,10 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
+
+
+def folds(items: Sequence[T], k: int) -> list[tuple[list[T], list[T]]]:
+    """(held out, fitted on) pairs: ``k`` folds (``items[i::k]`` held), or one per item
+    (leave one out) when ``k`` is 0. Every two-fold table splits this way."""
+    held = [[t] for t in items] if k == 0 else [list(items[i::k]) for i in range(k)]
+    return [(h, [t for t in items if t not in h]) for h in held]

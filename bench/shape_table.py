@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import table
+from _common import folds, table
 
 from conductor_lsp.conductor.shapes import architect_steps
 from conductor_lsp.conductor.static import DIRECT, strongest
@@ -173,13 +173,6 @@ def namer(prefix: str, suite: Path | None) -> Callable[[str], str]:
         return lambda n: prefix + n
     folders = {f.stem.removeprefix("test_"): f.parent.name for f in suite.glob("*/test_*.py")}
     return lambda n: folders.get(n, prefix + n)
-
-
-def folds(tasks: list[str], k: int) -> list[tuple[list[str], list[str]]]:
-    """(held out, fitted on) pairs: ``k`` folds (``tasks[i::k]`` held), or one per task
-    (leave one out) when ``k`` is 0."""
-    held = [[t] for t in tasks] if k == 0 else [tasks[i::k] for i in range(k)]
-    return [(h, [t for t in tasks if t not in h]) for h in held]
 
 
 def main() -> None:

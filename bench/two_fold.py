@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, episodes_of, table
+from _common import REPO, episodes_of, folds, table
 from replay import replay_config, strategies
 
 from conductor_lsp import load_config
@@ -186,7 +186,7 @@ def traces_of(run: Path) -> Path:
     return run.parent / f"{run.stem}-traces"
 
 
-def report(rows: list[tuple[TaskResult, int]], folds: list[str]) -> None:
+def report(rows: list[tuple[TaskResult, int]], notes: list[str]) -> None:
     names = list(dict.fromkeys(r.strategy for r, _ in rows))
     static = sum(r.cost for r, _ in rows if r.strategy == "static") or 1.0
     won = {r.task for r, _ in rows if r.strategy == "static" and r.solved}
@@ -205,7 +205,7 @@ def report(rows: list[tuple[TaskResult, int]], folds: list[str]) -> None:
     head = ["strategy", "solved", "$", "vs static", "calls", "tokens", "time",
             "lost vs static", "misses"]  # fmt: skip
     print(table(head, cells))
-    print("\n".join(folds))
+    print("\n".join(notes))
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -226,9 +226,7 @@ async def main_async(args: argparse.Namespace) -> None:
             if args.live
             else replay_config(Path(args.config), Path(tmp))
         )
-        for k in range(2):
-            held = tasks[k::2]
-            train = [t for t in tasks if t not in held]
+        for k, (held, train) in enumerate(folds(tasks, 2)):
             policy = out / f"fold-{k + 1}-policy.json"
             notes.append(f"fold {k + 1}: policy fitted on {fitted(episodes, train, policy)}")
             notes.append(f"fold {k + 1}: {sureness(episodes, held, policy)}")
