@@ -39,8 +39,11 @@ def test_an_untrusted_workspace_runs_no_command_and_trust_lets_it(
     for command in (["plan", "fix the bug", str(ws)], ["doctor", str(ws), "--check"]):
         cli(*command, env=state)
         assert not marker.exists(), command
-    doctor = cli("doctor", str(ws), env=state)
-    assert "workspace trust" in doctor.stdout and "conductor-lsp trust" in doctor.stdout
+    # Wide enough that no cell wraps: the row's detail holds two paths of pytest's
+    # temporary folder, whose length differs from machine to machine.
+    doctor = cli("doctor", str(ws), env={**state, "COLUMNS": "1000"})
+    row = next(line for line in doctor.stdout.splitlines() if "workspace trust" in line)
+    assert "not trusted" in row and f"conductor-lsp trust {ws}" in row, doctor.stdout
 
     assert cli("trust", str(ws), env=state).returncode == 0
     assert str(ws.resolve()) in cli("trust", "--list", env=state).stdout
