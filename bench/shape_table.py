@@ -15,8 +15,9 @@ waves run them: a wave only when every answer before it was red.
 
 ``--folds 2`` fits on half the tasks and replays the other half (``tasks[k::2]``, as
 ``bench/two_fold.py`` splits), then the other way round; ``--suite DIR`` names a task
-by the folder of ``DIR`` that holds the brief's test file (``bench/tasks``), not by
-``--prefix``.
+by the folder of ``DIR`` whose instruction the brief opens with, else by the folder
+that holds the brief's test file (``bench/tasks``; the HumanEval-fix sample, where
+every test file is ``test_solution.py``), not by ``--prefix``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import itertools
 import json
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -80,17 +82,17 @@ def examples(brief: str, row: dict[Action, Cell], pool: Sequence[WorkerInfo]) ->
 
 
 def read(
-    results: Path, name: Callable[[str], str]
+    results: Path, name: Callable[[str], str | None]
 ) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
     """Per task, each action's cell; each task's first brief (``name``: the task of a
-    test file's name); the pool."""
+    brief, ``None`` when it names none); the pool."""
     episodes = read_episodes(eval_episodes(results))
     pool = list(episodes[0].workers)
     briefs: dict[str, str] = {}
     for e in episodes:
-        m = TASK_OF.search(e.task)
-        if m and e.round == 1:
-            briefs.setdefault(name(m.group(1)), e.task)
+        task = name(e.task)
+        if task and e.round == 1:
+            briefs.setdefault(task, e.task)
     cells: dict[str, dict[Action, Cell]] = {}
     for line in results.read_text().splitlines():
         r = json.loads(line)
@@ -166,20 +168,38 @@ class Total:
         self.seconds += c.seconds
 
 
-def namer(prefix: str, suite: Path | None) -> Callable[[str], str]:
-    """A test file's name -> its task: the suite's folder holding ``test_NAME.py``, else
+def namer(prefix: str, suite: Path | None) -> Callable[[str], str | None]:
+    """A brief -> its task: with ``suite``, the folder whose instruction the brief's task
+    opens with (the longest such), else the folder holding its ``test_NAME.py``; without,
     ``prefix + NAME``."""
+    tests = suite.glob("*/test_*.py") if suite else ()
+    folders = {f.stem.removeprefix("test_"): f.parent.name for f in tests}
+
+    def by_test(brief: str) -> str | None:
+        m = TASK_OF.search(brief)
+        return None if m is None else folders.get(m.group(1), prefix + m.group(1))
+
     if suite is None:
-        return lambda n: prefix + n
-    folders = {f.stem.removeprefix("test_"): f.parent.name for f in suite.glob("*/test_*.py")}
-    return lambda n: folders.get(n, prefix + n)
+        return by_test
+    said = {f.parent.name: tomllib.loads(f.read_text())["instruction"].strip()
+            for f in suite.glob("*/task.toml")}  # fmt: skip
+
+    def by_instruction(brief: str) -> str | None:
+        opens = [(len(i), t) for t, i in said.items() if brief.startswith(f"## Task\n{i}\n")]
+        return max(opens)[1] if opens else by_test(brief)
+
+    return by_instruction
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", type=Path, action="append", required=True, help="repeatable")
     ap.add_argument("--prefix", default="quix_", help="task name = prefix + the test file's name")
-    ap.add_argument("--suite", type=Path, help="name tasks by the suite folder holding the test")
+    ap.add_argument(
+        "--suite",
+        type=Path,
+        help="name tasks by the suite folder whose instruction or test the brief holds",
+    )
     ap.add_argument("--folds", type=int, default=0, help="0: leave one out (default)")
     ap.add_argument("--out", type=Path, help="raw rows (JSONL)")
     args = ap.parse_args()
