@@ -26,7 +26,6 @@ import argparse
 import itertools
 import json
 import re
-import tomllib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from _common import folds, table
 from conductor_lsp.conductor.shapes import architect_steps
 from conductor_lsp.conductor.static import DIRECT, strongest
 from conductor_lsp.episodes.log import read_episodes
+from conductor_lsp.eval import load_suite
 from conductor_lsp.plan import Lane, Step
 from conductor_lsp.policy import Action, Example, Option, Policy, eval_episodes, fit, waves
 from conductor_lsp.protocols import WorkerInfo
@@ -181,8 +181,7 @@ def namer(prefix: str, suite: Path | None) -> Callable[[str], str | None]:
 
     if suite is None:
         return by_test
-    said = {f.parent.name: tomllib.loads(f.read_text())["instruction"].strip()
-            for f in suite.glob("*/task.toml")}  # fmt: skip
+    said = {t.name: t.instruction for t in load_suite(suite)}
 
     def by_instruction(brief: str) -> str | None:
         opens = [(len(i), t) for t, i in said.items() if brief.startswith(f"## Task\n{i}\n")]
