@@ -6,15 +6,17 @@ laptop has one CPU for all its local models, so the benchmarks put them behind t
 proxy: requests go to the server named by their ``model`` and wait their turn, and
 one whose client gave up while waiting is dropped unsent. Benchmarks only.
 
-A request whose messages are exactly the last ones its server answered gets a
-different answer from llama-cpp-python's server, greedy or not: the whole prompt is
-then in its cache, so it evaluates the last prompt token again on its own, and the
-logits differ from those of the first time, when that token was evaluated in a batch
-with the others (seen on bench/tasks: the same request green alone, red as the first
-step of a shape right after). A recording then holds two verdicts for one request. So
-before such a repeat the proxy sends its server a one-token request with other text,
-and the repeat is evaluated as the first one was (``--keep-repeats`` turns this off,
-as recordings made before 2026-12-07 ran).
+The same greedy request does not always get the same answer from llama-cpp-python's
+server: it reuses the longest prompt prefix it holds from the last request and
+evaluates only the rest, and the logits of a token evaluated alone or in a short batch
+differ from those of the same token in a long one. Seen on the eval's recordings: a
+shape's first step sends the worker-alone request, yet was red where the worker alone
+was green (5 of the 55 tasks recorded under every shape by 2026-12-07); a whole prompt
+already in the cache (the same request twice in a row) got a different answer the
+second time. A replay takes one request's verdict as one fact, so the proxy answers a
+greedy request (``temperature`` 0) it has answered before with the first answer, after
+waiting as long as the first took (the eval's seconds stay what a live call costs).
+``--keep-repeats`` sends every request on, as recordings made before 2026-12-07 ran.
 
     python bench/serial_proxy.py --port 8100 big=http://127.0.0.1:8101 small=http://127.0.0.1:8102
 """
@@ -26,19 +28,21 @@ import json
 import select
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 
 TURN = threading.Lock()
-FLUSH = {"messages": [{"role": "user", "content": "."}], "max_tokens": 1, "temperature": 0.0}
 
 
-def prompt_key(payload: object) -> str | None:
-    """What decides a request's prompt tokens, or None for a body that is not a request."""
-    if not isinstance(payload, dict):
+def greedy_key(path: str, payload: object) -> str | None:
+    """The key of a request whose answer is a function of its path and body, else None."""
+    if not isinstance(payload, dict) or payload.get("temperature") not in (0, 0.0):
         return None
-    return json.dumps([payload.get("messages"), payload.get("prompt")], sort_keys=True)
+    if payload.get("stream"):
+        return None
+    return path + " " + json.dumps(payload, sort_keys=True)
 
 
 def gone(sock: socket.socket) -> bool:
@@ -52,9 +56,9 @@ def gone(sock: socket.socket) -> bool:
         return True
 
 
-def serve(port: int, routes: dict[str, str], flush_repeats: bool = True) -> None:
+def serve(port: int, routes: dict[str, str], once: bool = True) -> None:
     client = httpx.Client(timeout=httpx.Timeout(3600.0, connect=10.0))
-    last: dict[str, str | None] = {}  # server -> key of the last prompt it answered
+    answered: dict[str, tuple[float, int, bytes]] = {}  # key -> seconds, status, body
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -77,17 +81,22 @@ def serve(port: int, routes: dict[str, str], flush_repeats: bool = True) -> None
                 if gone(self.connection):
                     self.close_connection = True
                     return
-                key = prompt_key(payload)
-                if flush_repeats and key is not None and last.get(base) == key:
-                    flush = dict(FLUSH, model=model)
-                    client.post(base + "/v1/chat/completions", json=flush)
-                last[base] = key
-                self._relay("POST", base, body)
+                key = greedy_key(self.path, payload) if once else None
+                if key is not None and key in answered:
+                    seconds, status, data = answered[key]
+                    time.sleep(seconds)
+                    self._send(status, data)
+                    return
+                t0 = time.monotonic()
+                status, data = self._relay("POST", base, body)
+                if key is not None and status == 200:
+                    answered[key] = (time.monotonic() - t0, status, data)
 
-        def _relay(self, method: str, base: str, body: bytes | None) -> None:
+        def _relay(self, method: str, base: str, body: bytes | None) -> tuple[int, bytes]:
             headers = {"Content-Type": "application/json"}
             resp = client.request(method, base + self.path, content=body, headers=headers)
             self._send(resp.status_code, resp.content)
+            return resp.status_code, resp.content
 
         def _send(self, status: int, data: bytes) -> None:
             try:
@@ -112,7 +121,7 @@ def main() -> None:
     ap.add_argument(
         "--keep-repeats",
         action="store_true",
-        help="send a repeated prompt straight on (cached whole: may answer differently)",
+        help="send a repeated greedy request on to its server (may answer differently)",
     )
     args = ap.parse_args()
     serve(args.port, dict(r.split("=", 1) for r in args.routes), not args.keep_repeats)
