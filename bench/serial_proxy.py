@@ -18,6 +18,13 @@ greedy request (``temperature`` 0) it has answered before with the first answer,
 waiting as long as the first took (the eval's seconds stay what a live call costs).
 ``--keep-repeats`` sends every request on, as recordings made before 2026-12-07 ran.
 
+That makes one recording agree with itself, not two recordings with each other: a
+request's first answer still depends on how much of the previous request's prompt it
+shares (re-recorded on 2026-12-07, big alone on ``fibonacci`` was green where it had been
+red). ``--fresh`` sends each server a one-token request of other text before each request
+it relays, so every prompt is evaluated whole, as if nothing came before: slower (no
+prompt prefix is reused), and each request's answer a function of its body alone.
+
     python bench/serial_proxy.py --port 8100 big=http://127.0.0.1:8101 small=http://127.0.0.1:8102
 """
 
@@ -34,6 +41,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 
 TURN = threading.Lock()
+#: What ``--fresh`` sends before a request: its prompt shares only the chat template's start.
+FLUSH = {"messages": [{"role": "user", "content": "."}], "max_tokens": 1, "temperature": 0.0}
 
 
 def greedy_key(path: str, payload: object) -> str | None:
@@ -56,7 +65,7 @@ def gone(sock: socket.socket) -> bool:
         return True
 
 
-def serve(port: int, routes: dict[str, str], once: bool = True) -> None:
+def serve(port: int, routes: dict[str, str], once: bool = True, fresh: bool = False) -> None:
     client = httpx.Client(timeout=httpx.Timeout(3600.0, connect=10.0))
     answered: dict[str, tuple[float, int, bytes]] = {}  # key -> seconds, status, body
 
@@ -87,6 +96,8 @@ def serve(port: int, routes: dict[str, str], once: bool = True) -> None:
                     time.sleep(seconds)
                     self._send(status, data)
                     return
+                if fresh:
+                    client.post(base + "/v1/chat/completions", json=dict(FLUSH, model=model))
                 t0 = time.monotonic()
                 status, data = self._relay("POST", base, body)
                 if key is not None and status == 200:
@@ -123,8 +134,14 @@ def main() -> None:
         action="store_true",
         help="send a repeated greedy request on to its server (may answer differently)",
     )
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="evaluate every prompt whole (no prefix reused from the request before)",
+    )
     args = ap.parse_args()
-    serve(args.port, dict(r.split("=", 1) for r in args.routes), not args.keep_repeats)
+    routes = dict(r.split("=", 1) for r in args.routes)
+    serve(args.port, routes, not args.keep_repeats, args.fresh)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ waves run them: a wave only when every answer before it was red.
 ``bench/two_fold.py`` splits), then the other way round; ``--suite DIR`` names a task
 by the folder of ``DIR`` whose instruction the brief opens with, else by the folder
 that holds the brief's test file (``bench/tasks``; the HumanEval-fix sample, where
-every test file is ``test_solution.py``), not by ``--prefix``.
+every test file is ``test_solution.py``), not by ``--prefix``. With ``--results``
+given more than once, a later file's rows replace an earlier one's for the same task
+and action (a re-recording of some tasks read after the whole run).
 """
 
 from __future__ import annotations
