@@ -23,7 +23,9 @@ request's first answer still depends on how much of the previous request's promp
 shares (re-recorded on 2026-12-07, big alone on ``fibonacci`` was green where it had been
 red). ``--fresh`` sends each server a one-token request of other text before each request
 it relays, so every prompt is evaluated whole, as if nothing came before: slower (no
-prompt prefix is reused), and each request's answer a function of its body alone.
+prompt prefix is reused: 1.4-1.6x the seconds here), and each request's answer a
+function of its body alone (two ``--fresh`` recordings of 40 requests: 0 answers
+differed; either against one that reused prefixes: 12, with 2 verdicts).
 
     python bench/serial_proxy.py --port 8100 big=http://127.0.0.1:8101 small=http://127.0.0.1:8102
 """
