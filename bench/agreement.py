@@ -14,25 +14,25 @@ import argparse
 import itertools
 import json
 from pathlib import Path
-from typing import Any
 
-Row = dict[str, Any]
+from conductor_lsp.eval.run import TaskResult, read_results
+
+Rows = dict[tuple[str, str], TaskResult]
 
 
-def rows(path: Path, only: str) -> dict[tuple[str, str], Row]:
+def rows(path: Path, only: str) -> Rows:
     """The file's rows by (task, strategy), those whose strategy starts with ``only``."""
-    out = {}
-    for line in path.read_text().splitlines():
-        r = json.loads(line)
-        if r["strategy"].startswith(only):
-            out[(r["task"], r["strategy"])] = r
-    return out
+    return {
+        (r.task, r.strategy): r
+        for r in read_results(path.read_text())
+        if r.strategy.startswith(only)
+    }
 
 
-def first_answer(row: Row) -> str | None:
+def first_answer(row: TaskResult) -> str | None:
     """The first worker answer in the row's traces, or None when they are gone."""
-    folder = Path(row.get("traces") or "")
-    traces = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    folder = Path(row.traces) if row.traces else None
+    traces = sorted(folder.glob("*.jsonl")) if folder and folder.is_dir() else []
     if not traces:
         return None
     for line in traces[0].read_text().splitlines():
@@ -42,9 +42,9 @@ def first_answer(row: Row) -> str | None:
     return None
 
 
-def compare(a: dict[tuple[str, str], Row], b: dict[tuple[str, str], Row]) -> str:
+def compare(a: Rows, b: Rows) -> str:
     keys = sorted(set(a) & set(b))
-    verdicts = [k for k in keys if a[k]["solved"] != b[k]["solved"]]
+    verdicts = [k for k in keys if a[k].solved != b[k].solved]
     answers = [(first_answer(a[k]), first_answer(b[k])) for k in keys]
     known = [(x, y) for x, y in answers if x is not None and y is not None]
     differ = sum(x != y for x, y in known)

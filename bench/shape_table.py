@@ -40,6 +40,7 @@ from conductor_lsp.conductor.shapes import architect_steps
 from conductor_lsp.conductor.static import DIRECT, strongest
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import load_suite
+from conductor_lsp.eval.run import read_results
 from conductor_lsp.plan import Lane, Step
 from conductor_lsp.policy import Action, Example, Option, Policy, eval_episodes, fit, waves
 from conductor_lsp.protocols import WorkerInfo
@@ -96,12 +97,11 @@ def read(
         if task and e.round == 1:
             briefs.setdefault(task, e.task)
     cells: dict[str, dict[Action, Cell]] = {}
-    for line in results.read_text().splitlines():
-        r = json.loads(line)
-        a = action_of(r["strategy"], pool)
+    for r in read_results(results.read_text()):
+        a = action_of(r.strategy, pool)
         if a is not None:
-            cell = Cell(r["solved"], r["cost"], r["worker_calls"], r["tokens"], r["seconds"])
-            cells.setdefault(r["task"], {})[a] = cell
+            cell = Cell(r.solved, r.cost, r.worker_calls, r.tokens, r.seconds)
+            cells.setdefault(r.task, {})[a] = cell
     return cells, briefs, pool
 
 
