@@ -76,13 +76,29 @@ def fit(
     task's shape says (two files to change, an error type) would learn nothing from
     it. Measured on the synthetic pool (bench/train_conductor.py): without it a
     two-file bug was sent to the cheap worker alone at P = 0.94; with 0.7, 0.57.
+
+    The examples are taken in one canonical order (``canonical``), whatever order they
+    come in: AdaGrad's steps and the dropout's draws follow the order, and a fit should
+    be a function of what it learned from, not of which file was read first.
     """
+    examples = canonical(examples)
     rows = _rows(policy, examples)
     _train(policy.weights, [(parts, green) for _, parts, green in rows], epochs, l2,
            _dropper(word_dropout, seed))  # fmt: skip
     add_bills(policy, examples)
     add_rates(policy, examples)
     policy.trust = trusted(policy, rows, epochs, l2, word_dropout, seed)
+
+
+def canonical(examples: Iterable[Example]) -> list[Example]:
+    """The examples sorted by everything that tells them apart (duplicates stay)."""
+    return sorted(examples, key=_example_key)
+
+
+def _example_key(e: Example) -> tuple[Any, ...]:
+    a = e.action
+    pool = tuple((w.name, w.price_in, w.price_out, w.strength, w.provider) for w in e.workers)
+    return (e.brief, a.worker, a.wording, a.shape, a.helper, e.green, e.cost, e.seconds, pool)
 
 
 def _train(

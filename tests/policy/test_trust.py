@@ -117,3 +117,28 @@ def test_the_trust_is_measured_on_tasks_left_out_whole_with_their_later_rounds()
     assert task_head(bare.brief()).strip() == f"## Task\n{first.instruction.strip()}"
     words = [f for f in task_features(bare.brief()) if f.startswith("w:")]
     assert "w:zebra" not in words  # the failures' words are not the task's
+
+
+def test_a_fit_is_the_same_whatever_order_its_examples_come_in() -> None:
+    """AdaGrad's steps and the word dropout's draws follow the order of the examples:
+    reading the same recordings in another order must not make another policy."""
+    rng = random.Random(5)
+    examples = []
+    for n in range(12):
+        brief, workers = noisy_brief(n, rng), pool("cheap", "dear")
+        examples.append(Example(brief, workers, Action("cheap", "direct"), n % 3 == 0, 0.001))
+        examples.append(Example(brief, workers, Action("dear", "direct"), n % 4 != 1, 0.02))
+    shuffled = examples[::-1]
+    rng.shuffle(shuffled)
+    first, second = Policy(), Policy()
+    fit(first, examples)
+    fit(second, shuffled)
+    assert first.weights == second.weights
+    assert first.trust == second.trust
+    assert first.prior == second.prior
+    probe = noisy_brief(99, rng)
+    for worker in ("cheap", "dear"):
+        action = Action(worker, "direct")
+        assert first.p_green(probe, action, pool("cheap", "dear")) == second.p_green(
+            probe, action, pool("cheap", "dear")
+        )
