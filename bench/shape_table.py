@@ -63,7 +63,8 @@ def action_of(strategy: str, pool: Sequence[WorkerInfo]) -> Action | None:
         return Action(strongest(pool).name, "direct")
     kind, _, who = strategy.partition(":")
     if kind == "single":
-        return Action(who, "direct")
+        worker, _, wording = who.partition("@")  # single:NAME@cause: the second wording
+        return Action(worker, wording or "direct")
     if kind in ("architect", "review"):
         helper, _, worker = who.partition(">")
         return Action(worker, "direct", kind, helper)

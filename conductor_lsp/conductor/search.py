@@ -22,10 +22,7 @@ from ..config.schema import ConductorConfig, SearchConfig
 from ..plan import Plan, Step, infer_role
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from .static import DIRECT, RETRY, StaticConductor, static_plan, strongest
-
-#: The second wording: with the real local pair it solved bugs the direct wording missed.
-CAUSE = "Find the cause of the failing tests and name the lines to change."
+from .static import CAUSE, DIRECT, RETRY, StaticConductor, static_plan, strongest
 
 
 def search_plan(

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from ..config.schema import ConductorConfig
 from ..errors import PlanError
-from ..plan import Plan, Step
+from ..plan import Plan, Step, infer_role
 from ..protocols import Check, WorkerInfo
 from ..task import Task
 from .shapes import architect_steps, review_steps
@@ -34,6 +34,9 @@ DEBUGGING = (
 )
 #: static's own first call: "direct" in the policy's wordings.
 DIRECT = "Make the change the task asks for: write the code change."
+#: The second wording of a first call ("cause" in the policy's wordings): with the real
+#: local pair it solved bugs the direct wording missed (search's second leaf).
+CAUSE = "Find the cause of the failing tests and name the lines to change."
 RETRY = (
     "The previous attempt did not make the tests pass (see the failures and what happened). "
     "Find what is still wrong and write the corrected code change."
@@ -63,14 +66,19 @@ def static_plan(
     pinned: str = "",
     helper: str = "",
     shape: str = "solo",
+    wording: str = "direct",
 ) -> Plan:
     """One call to the strongest affordable worker; a debugging call in later rounds.
     With a ``helper``, the architect shape (the helper describes the change first) or the
-    review shape (the helper's call first, the pinned worker reviews it when red)."""
+    review shape (the helper's call first, the pinned worker reviews it when red).
+    ``wording`` "cause" asks the first call as search's second leaf does (find the cause,
+    name the lines), so ``eval`` records that action of the policy on every task."""
     coder = strongest(workers, pinned)
     later = task is not None and bool(task.previous)
     if later:
         step = Step(coder.name, RETRY, "all", "debugging")
+    elif wording == "cause" and not helper:
+        step = Step(coder.name, CAUSE, (), infer_role(CAUSE))
     else:
         step = Step(coder.name, DIRECT, "all", "generation")
     if helper:
@@ -82,6 +90,7 @@ def static_plan(
         source = f"{shape}:{helper}>{coder.name}"
         return Plan(steps=steps[-max_steps:], source=source, notes=(note,) if note else ())
     name = f"single:{pinned}" if pinned else "static"
+    name += "@cause" if step.subtask == CAUSE else ""
     source = f"{name} (fallback: {note})" if note else name
     return Plan(steps=(step,), source=source, notes=(note,) if note else ())
 
@@ -121,7 +130,10 @@ class StaticConductor:
         helper = c.helper if c.shape != "solo" else ""
         if c.shape != "solo" and not helper:
             raise PlanError(f"[conductor] shape = {c.shape} needs a helper worker")
-        return static_plan(workers, max_steps, task, pinned=c.worker, helper=helper, shape=c.shape)
+        if c.shape != "solo" and c.wording != "direct":
+            raise PlanError(f"[conductor] wording = {c.wording} is for one call (shape solo)")
+        return static_plan(workers, max_steps, task, pinned=c.worker, helper=helper,
+                           shape=c.shape, wording=c.wording)  # fmt: skip
 
     async def aclose(self) -> None:
         return None

@@ -59,6 +59,10 @@ class ConductorConfig(EndpointConfig):
     in the same round: `review:HELPER>WORKER`)."""
     helper: str = ""
     """static with shape architect or review: the other worker (the one that goes first)."""
+    wording: Literal["direct", "cause"] = "direct"
+    """static, one call (shape solo): the first round's wording: direct (write the change)
+    or cause (find the cause of the failing tests and name the lines to change, as
+    search's second leaf asks; the `single:NAME@cause` strategy)."""
     max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)] = DEFAULT_MAX_STEPS
     """Most steps a plan may have."""
     temperature: NonNegative = 0.0

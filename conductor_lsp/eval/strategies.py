@@ -10,7 +10,9 @@ generation -> review chain; ``static+repair`` static with ``[fix] repair``;
 ``architect:A>B`` A describes the change, B writes the edits; ``review:A>B`` B
 corrects A's red answer in the same round; ``single:NAME``
 static pinned to one worker (the plain "one call to that model" script, with the same
-retry).
+retry), and ``single:NAME@cause`` the same asked in search's second wording (find the
+cause, name the lines): ``shapes:*`` records both, so every action the policy chooses
+among has a verdict on every task.
 """
 
 from __future__ import annotations
@@ -56,9 +58,11 @@ SHAPED = ("architect", "review")
 
 def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``"conductor,static,single:big"`` -> name -> config layer; ``single:*`` is one per
-    model worker, ``architect:A>B`` A describing and B editing, ``review:A>B`` A writing
-    and B correcting a red answer, ``architect:*`` and ``review:*`` every ordered pair,
-    ``shapes:*`` all of them. Unknown names and workers are ``ConfigError``."""
+    model worker (``single:NAME@cause``, ``single:*@cause``: in the second wording),
+    ``architect:A>B`` A describing and B editing, ``review:A>B`` A writing and B
+    correcting a red answer, ``architect:*`` and ``review:*`` every ordered pair,
+    ``shapes:*`` all of them and the single calls in both wordings. Unknown names and
+    workers are ``ConfigError``."""
     out: dict[str, dict[str, Any]] = {}
     models = [n for n, w in workers.items() if _is_model(w)]
     for name in [n.strip() for n in text.split(",") if n.strip()]:
@@ -67,15 +71,13 @@ def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[st
             continue
         kind, _, who = name.partition(":")
         if kind not in ("single", *SHAPED, "shapes") or not who:
-            known = ", ".join([*NAMED, "single:NAME", "single:*", "architect:A>B", "review:A>B",
-                               "shapes:*"])  # fmt: skip
+            known = ", ".join([*NAMED, "single:NAME", "single:*", "single:NAME@cause",
+                               "architect:A>B", "review:A>B", "shapes:*"])  # fmt: skip
             raise ConfigError(f"unknown strategy {name!r} (known: {known})")
         if kind == "shapes" and who != "*":
             raise ConfigError(f"strategy {name}: shapes takes only * (every shape and pair)")
         if kind in ("single", "shapes"):
-            for n in models if who == "*" else [who]:
-                _known(name, n, workers)
-                out[f"single:{n}"] = {"conductor": {"backend": "static", "worker": n}}
+            out.update(_singles(name, who, models, workers, both=kind == "shapes"))
         for shape in SHAPED if kind == "shapes" else [kind] if kind in SHAPED else []:
             pairs = [(a, b) for a in models for b in models] if who == "*" else [_pair(name, who)]
             for a, b in pairs:
@@ -86,6 +88,22 @@ def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[st
                 }
     if not out:
         raise ConfigError("no strategies given")
+    return out
+
+
+def _singles(
+    name: str, who: str, models: list[str], workers: Mapping[str, Any], *, both: bool
+) -> dict[str, dict[str, Any]]:
+    """``single:NAME`` (``@cause``: in the second wording); ``both``: each in both."""
+    who, at, wording = who.partition("@")
+    if at and wording != "cause":
+        raise ConfigError(f"strategy {name}: the wording after @ can only be cause")
+    out: dict[str, dict[str, Any]] = {}
+    for n in models if who == "*" else [who]:
+        _known(name, n, workers)
+        for w in ("direct", "cause") if both else [wording or "direct"]:
+            layer = {"backend": "static", "worker": n, **({"wording": w} if w != "direct" else {})}
+            out[f"single:{n}" + ("@cause" if w == "cause" else "")] = {"conductor": layer}
     return out
 
 

@@ -1,6 +1,6 @@
 """``conductor-lsp learn [PATH]``: the conductor learns the repository before the user asks
 for anything. It mines the history (into the user cache, outside the workspace), runs the
-pool on the mined tasks (``single:*`` and the two wordings, one round each, so every
+pool on the mined tasks (``single:*`` in both wordings, one round each, so every
 action has a verdict; with ``shapes``, every pair in the architect and review shapes) within a $
 and a time budget, and fits the routing policy where the configuration points. Older
 commits train; the newest tenth is held out, so no task from the future reaches the
@@ -26,7 +26,10 @@ from ..policy import Policy, eval_episodes, examples_from, scores, train_policy
 from ..policy.offline import recorded
 from ..storage.cache import cache_home
 
-STRATEGIES = "single:*,search:wording"
+#: Every worker alone in both wordings: every single-call action has a verdict on every
+#: task (``search:wording`` asked the second wording only where the floor's call was red,
+#: and asked the floor's call again).
+STRATEGIES = "single:*,single:*@cause"
 #: With ``shapes``: every pair of workers in the architect and review shapes too.
 SHAPES = "architect:*,review:*"
 DEFAULT_POLICY = ".conductor/policy.json"

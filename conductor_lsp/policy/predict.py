@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..conductor.search import CAUSE
 from ..conductor.shapes import ShapeName
-from ..conductor.static import DIRECT
+from ..conductor.static import CAUSE, DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
 from ..storage.records import as_data, read, without

@@ -45,6 +45,24 @@ def test_static_baseline_is_one_call_to_the_strongest_then_a_debugging_retry() -
         static_plan(INFOS[2:], 5)
 
 
+def test_a_single_call_in_the_second_wording_asks_for_the_cause_then_retries_as_static() -> None:
+    """``single:NAME@cause``: the request search's second leaf makes, so ``eval`` records
+    the policy's (worker, "cause") action on every task; later rounds retry as static."""
+    from conductor_lsp.conductor.static import CAUSE, DIRECT
+
+    plan = static_plan(INFOS, 5, pinned="cheap", wording="cause")
+    assert [(s.worker, s.subtask, s.access) for s in plan.steps] == [("cheap", CAUSE, ())]
+    assert plan.source == "single:cheap@cause"
+    assert static_plan(INFOS, 5, wording="cause").source == "static@cause"
+    retry = static_plan(INFOS, 5, Task("Fix add()", previous="No edit."), wording="cause")
+    assert "previous attempt" in retry.steps[0].subtask
+    assert static_plan(INFOS, 5).steps[0].subtask == DIRECT
+    shaped = ConductorConfig(backend="static", worker="strong", shape="review",
+                             helper="cheap", wording="cause")  # fmt: skip
+    with pytest.raises(PlanError, match="wording = cause is for one call"):
+        asyncio.run(StaticConductor(shaped).plan(TASK, INFOS, 5))
+
+
 def test_pipeline_uses_cheap_analyst_and_strong_coder() -> None:
     plan = pipeline_plan(INFOS, 5)
     assert [(s.worker, s.role) for s in plan.steps] == [

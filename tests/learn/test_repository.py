@@ -113,7 +113,7 @@ def test_learn_killed_by_a_signal_goes_on_where_it_stopped(repo) -> None:  # typ
     rows = [json.loads(x) for name in ("fit.jsonl", "held.jsonl") for f in cache.glob(f"*/{name}")
             for x in f.read_text().splitlines()]  # fmt: skip
     pairs = [(r["task"], r["strategy"]) for r in rows]
-    assert len(pairs) == len(set(pairs)) == 3 * 3  # every task, every action, once
+    assert len(pairs) == len(set(pairs)) == 3 * 4  # every task, each worker in both wordings, once
     assert os.path.exists(root / ".conductor" / "policy.json")
 
 

@@ -65,9 +65,16 @@ def test_a_plan_splits_into_chains_that_read_as_shapes_and_join_back() -> None:
 def test_eval_names_every_shape_and_pair() -> None:
     workers = {"big": _Model(), "small": _Model()}
     names = list(parse_strategies("shapes:*", workers))
-    assert names == ["single:big", "single:small", "architect:big>big", "architect:big>small",
-                     "architect:small>big", "architect:small>small", "review:big>big",
-                     "review:big>small", "review:small>big", "review:small>small"]  # fmt: skip
+    assert names == ["single:big", "single:big@cause", "single:small", "single:small@cause",
+                     "architect:big>big", "architect:big>small", "architect:small>big",
+                     "architect:small>small", "review:big>big", "review:big>small",
+                     "review:small>big", "review:small>small"]  # fmt: skip
+    cause = parse_strategies("single:*@cause", workers)
+    assert cause == {f"single:{n}@cause": {"conductor": {"backend": "static", "worker": n,
+                                                         "wording": "cause"}}
+                     for n in ("big", "small")}  # fmt: skip
+    with pytest.raises(Exception, match="after @ can only be cause"):
+        parse_strategies("single:big@why", workers)
     layer = parse_strategies("architect:big>small", workers)["architect:big>small"]
     assert layer["conductor"] == {"backend": "static", "worker": "small",
                                   "shape": "architect", "helper": "big"}  # fmt: skip
