@@ -37,7 +37,7 @@ from typing import Any
 from _common import folds, table
 
 from conductor_lsp.conductor.shapes import architect_steps
-from conductor_lsp.conductor.static import DIRECT, strongest
+from conductor_lsp.conductor.static import CAUSE, DIRECT, strongest
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import load_suite
 from conductor_lsp.eval.run import read_results
@@ -89,9 +89,12 @@ def read(
     results: Path, name: Callable[[str], str | None]
 ) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
     """Per task, each action's cell; each task's first brief (``name``: the task of a
-    brief, ``None`` when it names none); the pool."""
-    episodes = read_episodes(eval_episodes(results))
-    pool = list(episodes[0].workers)
+    brief, ``None`` when it names none); the pool. A run whose episodes were not kept
+    (eval before 2026-12-07 lost them with a relative ``--out``) gives cells only: its
+    briefs and pool come from the other files."""
+    found = eval_episodes(results)
+    episodes = read_episodes(found) if found.exists() else []
+    pool = list(episodes[0].workers) if episodes else []
     briefs: dict[str, str] = {}
     for e in episodes:
         task = name(e.task)
@@ -144,7 +147,7 @@ def _option(
     pool: Sequence[WorkerInfo],
 ) -> Option:
     steps = architect_steps(a.helper, a.worker) if a.shape == "architect" else ()
-    call = Step(a.helper if a.shape == "review" else a.worker, DIRECT)
+    call = Step(a.helper if a.shape == "review" else a.worker, p.wordings.get(a.wording, DIRECT))
     o = Option(lane, steps[-1] if steps else call, row[a].cost, p.figures(brief, a, pool, 1000)[0],
                steps[:-1])  # fmt: skip
     _ACTIONS[id(o)] = a
@@ -152,7 +155,9 @@ def _option(
 
 
 def _name(a: Action) -> str:
-    return a.worker if a.solo else f"{a.shape} {a.helper}>{a.worker}"
+    if a.solo:
+        return a.worker + ("" if a.wording == "direct" else f"@{a.wording}")
+    return f"{a.shape} {a.helper}>{a.worker}"
 
 
 @dataclass
@@ -209,7 +214,8 @@ def main() -> None:
     briefs: dict[str, str] = {}
     pool: list[WorkerInfo] = []
     for path in args.results:
-        more, named, pool = read(path, namer(args.prefix, args.suite))
+        more, named, workers = read(path, namer(args.prefix, args.suite))
+        pool = workers or pool
         briefs.update(named)
         for t, row in more.items():
             cells.setdefault(t, {}).update(row)
@@ -219,7 +225,7 @@ def main() -> None:
     rows = []
     for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
-            policy = Policy(wordings={"direct": DIRECT})
+            policy = Policy(wordings={"direct": DIRECT, "cause": CAUSE})
             ex = [e for u in train for e in examples(briefs[u], cells[u], pool)
                   if shapes or e.action.solo]  # fmt: skip
             fit(policy, ex * 2)

@@ -135,7 +135,9 @@ async def evaluate(
     done = {(r.task, r.strategy) for r in earlier}
     names = {t.name: i for i, t in enumerate(tasks)}
     out.parent.mkdir(parents=True, exist_ok=True)
-    traces = out.with_suffix("").parent / (out.stem + "-traces")
+    # Absolute: each task runs in its own throwaway workspace, where a relative path would
+    # put the traces and episodes (and delete them with it).
+    traces = (out.parent / (out.stem + "-traces")).absolute()
     limit = asyncio.Semaphore(max(1, jobs))
     results = [r for r in earlier if r.task in names and r.strategy in strategies]
     with out.open("a" if resume else "w", encoding="utf-8") as sink:

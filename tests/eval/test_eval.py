@@ -191,7 +191,7 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
             "--config",
             str(config),
             "--out",
-            str(out),
+            out.name,  # relative to the folder eval runs in, not to a task's workspace
             "--jobs",
             "2",
             "--max-iterations",
@@ -220,6 +220,8 @@ def test_eval_runs_strategies_side_by_side_on_the_standin(tmp_path: Path, standi
     assert all(by[("search", t)]["best"].endswith("(strong)") for t in ("add_sub",))
     for r in results:
         assert Path(r["traces"]).is_dir() and list(Path(r["traces"]).glob("*.jsonl"))
+        assert Path(r["traces"]).is_relative_to(tmp_path / "results-traces")
+    assert (tmp_path / "results-traces-episodes.jsonl").read_text().count("\n") >= 12
     # A run killed mid-line, resumed: the pairs the file holds are kept, the one it lacks runs.
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:-1]) + '\n{"strategy": "sta')
