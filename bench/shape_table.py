@@ -37,7 +37,7 @@ from typing import Any
 from _common import folds, table
 
 from conductor_lsp.conductor.shapes import architect_steps
-from conductor_lsp.conductor.static import CAUSE, DIRECT, strongest
+from conductor_lsp.conductor.static import DIRECT, strongest
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import load_suite
 from conductor_lsp.eval.run import read_results
@@ -225,7 +225,7 @@ def main() -> None:
     rows = []
     for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
-            policy = Policy(wordings={"direct": DIRECT, "cause": CAUSE})
+            policy = Policy()  # both first-call wordings, as the product's policy has
             ex = [e for u in train for e in examples(briefs[u], cells[u], pool)
                   if shapes or e.action.solo]  # fmt: skip
             fit(policy, ex * 2)

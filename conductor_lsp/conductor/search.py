@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from ..config.schema import ConductorConfig, SearchConfig
-from ..plan import Plan, Step, infer_role
+from ..plan import Plan, Step
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from .static import CAUSE, DIRECT, RETRY, StaticConductor, static_plan, strongest
+from .static import DIRECT, RETRY, StaticConductor, cause_step, static_plan, strongest
 
 
 def search_plan(
@@ -47,7 +47,7 @@ def search_plan(
     else:
         steps = [Step(w.name, DIRECT, (), "generation") for w in (strong, *others)]
         if o.wording:
-            steps.insert(min(2, len(steps)), Step(strong.name, CAUSE, (), infer_role(CAUSE)))
+            steps.insert(min(2, len(steps)), cause_step(strong.name))
         steps += [Step(strong.name, DIRECT, (), "generation")] * (o.samples - 1)
     return Plan(steps=tuple(steps[: max(1, max_steps)]), source="search")
 

@@ -43,6 +43,12 @@ RETRY = (
 )
 
 
+def cause_step(worker: str) -> Step:
+    """A first call in the second wording: search's second leaf, and ``single:NAME@cause``
+    (one request, so a recording of either stands for the other)."""
+    return Step(worker, CAUSE, (), infer_role(CAUSE))
+
+
 def strongest(workers: Sequence[WorkerInfo], pinned: str = "") -> WorkerInfo:
     """The pinned worker, else the strongest affordable model: strength, then price."""
     models = [w for w in workers if not w.is_tool]
@@ -78,7 +84,7 @@ def static_plan(
     if later:
         step = Step(coder.name, RETRY, "all", "debugging")
     elif wording == "cause" and not helper:
-        step = Step(coder.name, CAUSE, (), infer_role(CAUSE))
+        step = cause_step(coder.name)
     else:
         step = Step(coder.name, DIRECT, "all", "generation")
     if helper:

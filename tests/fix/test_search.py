@@ -20,8 +20,8 @@ from helpers import BUGGY, FIXED, TESTS, WAIT, WRONG, by_model, calc_project, co
 from standin import Behaviour, Seen, StandIn
 
 from conductor_lsp import FixLoop, Plan, Session, Step, Task, load_config
-from conductor_lsp.conductor.search import CAUSE, search_plan
-from conductor_lsp.conductor.static import DIRECT, RETRY
+from conductor_lsp.conductor.search import search_plan
+from conductor_lsp.conductor.static import CAUSE, DIRECT, RETRY
 from conductor_lsp.config.schema import SearchConfig
 from conductor_lsp.protocols import WorkerInfo
 from conductor_lsp.runtime import CandidateJudged, Event, LoopNote
