@@ -210,25 +210,14 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=0, help="0: leave one out (default)")
     ap.add_argument("--out", type=Path, help="raw rows (JSONL)")
     args = ap.parse_args()
-    cells: dict[str, dict[Action, Cell]] = {}
-    briefs: dict[str, str] = {}
-    pool: list[WorkerInfo] = []
-    for path in args.results:
-        more, named, workers = read(path, namer(args.prefix, args.suite))
-        pool = workers or pool
-        briefs.update(named)
-        for t, row in more.items():
-            cells.setdefault(t, {}).update(row)
+    cells, briefs, pool = gather(args.results, namer(args.prefix, args.suite))
     every = {a for row in cells.values() for a in row}
-    tasks = sorted(t for t in cells if t in briefs and set(cells[t]) == every)  # whole rows
+    tasks = whole(cells, briefs)
     totals = recorded({t: cells[t] for t in tasks}, pool)
     rows = []
     for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
-            policy = Policy()  # both first-call wordings, as the product's policy has
-            ex = [e for u in train for e in examples(briefs[u], cells[u], pool)
-                  if shapes or e.action.solo]  # fmt: skip
-            fit(policy, ex * 2)
+            policy = fitted(train, cells, briefs, pool, shapes=shapes)
             known = [a for a in every if shapes or a.solo]  # the answers the table holds
             policy.actions = _offering(known)  # type: ignore[method-assign,assignment]
             for t, prefer in itertools.product(held, ("balanced", "cost")):
@@ -244,6 +233,47 @@ def main() -> None:
         print(json.dumps(r))
     if args.out:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def gather(
+    results: Sequence[Path], name: Callable[[str], str | None]
+) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
+    """``read`` over several runs of one suite: a later file's cell replaces an earlier
+    one's for the same task and action."""
+    cells: dict[str, dict[Action, Cell]] = {}
+    briefs: dict[str, str] = {}
+    pool: list[WorkerInfo] = []
+    for path in results:
+        more, named, workers = read(path, name)
+        pool = workers or pool
+        briefs.update(named)
+        for t, row in more.items():
+            cells.setdefault(t, {}).update(row)
+    return cells, briefs, pool
+
+
+def whole(cells: dict[str, dict[Action, Cell]], briefs: dict[str, str]) -> list[str]:
+    """The tasks with a brief and a cell for every action any task has (whole rows)."""
+    every = {a for row in cells.values() for a in row}
+    return sorted(t for t in cells if t in briefs and set(cells[t]) == every)
+
+
+def fitted(
+    train: Sequence[str],
+    cells: dict[str, dict[Action, Cell]],
+    briefs: dict[str, str],
+    pool: Sequence[WorkerInfo],
+    *,
+    shapes: bool,
+) -> Policy:
+    """The policy a replay fits on ``train``'s verdicts (single calls alone unless
+    ``shapes``), each verdict counted twice, as every replay in bench/README.md was fitted
+    (since 46f5d42); ``bench/unseen.py --fit-table`` fits the same one to run it live."""
+    policy = Policy()  # both first-call wordings, as the product's policy has
+    ex = [e for u in train for e in examples(briefs[u], cells[u], pool)
+          if shapes or e.action.solo]  # fmt: skip
+    fit(policy, ex * 2)
+    return policy
 
 
 def _offering(known: list[Action]) -> Callable[[Sequence[WorkerInfo]], list[Action]]:
