@@ -218,7 +218,7 @@ def main() -> None:
     for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
             policy = fitted(train, cells, briefs, pool, shapes=shapes)
-            known = [a for a in every if shapes or a.solo]  # the answers the table holds
+            known = in_order(policy, pool, [a for a in every if shapes or a.solo])
             policy.actions = _offering(known)  # type: ignore[method-assign,assignment]
             for t, prefer in itertools.product(held, ("balanced", "cost")):
                 got, ran = replay(policy, briefs[t], cells[t], pool, prefer)
@@ -274,6 +274,15 @@ def fitted(
           if shapes or e.action.solo]  # fmt: skip
     fit(policy, ex * 2)
     return policy
+
+
+def in_order(policy: Policy, pool: Sequence[WorkerInfo], held: list[Action]) -> list[Action]:
+    """The actions the table holds answers for, in the order the product's policy offers
+    them (``Policy.actions``), the rest by name: ``choose`` breaks an exact tie (two
+    wordings of one worker, the same base rate and bill) by that order, and a set's
+    order (the hash seed's) made the replay differ between runs of the same files."""
+    offered = [a for a in policy.actions(pool) if a in held]
+    return offered + sorted((a for a in held if a not in offered), key=_name)
 
 
 def _offering(known: list[Action]) -> Callable[[Sequence[WorkerInfo]], list[Action]]:
