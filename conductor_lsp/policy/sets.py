@@ -1,6 +1,6 @@
 """Which set of actions a round runs: sets are enumerated, each priced as ``[fix]
 prefer`` runs it (in waves, a wave paid only when the ones before it failed), and the
-cheapest that reaches the target wins (in cost mode, the least $ per chance of green)."""
+cheapest that reaches the target wins."""
 
 from __future__ import annotations
 
@@ -35,9 +35,8 @@ def choose_set(
     prefer: str = "latency",
 ) -> list[Pick]:
     """The set of ``ranked`` (action, chance, $) whose chance of at least one green answer
-    reaches ``target`` at the least expected $, else the likeliest set the budget allows
-    (with ``prefer = "cost"``, always the least expected $ per chance of green), most
-    likely first; none when no action reaches ``HOPELESS``.
+    reaches ``target`` at the least expected $, else the likeliest set the budget allows,
+    most likely first; none when no action reaches ``HOPELESS``.
 
     Expected as the round runs them (``prefer``, see ``order``): all at once
     (``latency``) pays every call; in waves, likeliest per dollar first, a call is paid
@@ -59,22 +58,23 @@ def choose_set(
             dollars = expected_cost(picks, prefer, floor)
             miss = math.prod(1 - r[1] for r in picks)
             sets.append((dollars, miss, sum(seconds(r[0]) for r in picks), combo))
-    best = _best(sets, target, prefer)
+    best = _best(sets, target)
     return sorted((drawn[i] for i in best), key=lambda t: -t[1])
 
 
 def _best(
-    sets: list[tuple[float, float, float, tuple[int, ...]]], target: float, prefer: str
+    sets: list[tuple[float, float, float, tuple[int, ...]]], target: float
 ) -> tuple[int, ...]:
-    """Cost mode: the least expected $ per chance of green, whether or not the set reaches
-    the target (the floor's call follows a failed set anyway, so a dear lane added only to
-    reach the target buys chance the floor already gives). Else the cheapest set that
-    reaches the target; when none does, the cheapest of those within ``CLOSE`` of the
-    likeliest (the likeliest alone stacked every dear action for a point of chance:
-    bench/README.md, "Under the target"). Ties by seconds, then chance."""
+    """The cheapest set that reaches the target; when none does, the cheapest of those
+    within ``CLOSE`` of the likeliest (the likeliest alone stacked every dear action for a
+    point of chance: bench/README.md, "Under the target"). Ties by seconds, then chance.
+
+    In every mode: cost mode differs in its order (cheaper calls first, one at a time),
+    priced so by ``expected_cost``. Its own rule until 2026-12-07, the least $ per chance
+    of green, chose the trivial cascade's calls on the HumanEval-fix sample and, left
+    one out, paid 1.23x the cascade's $ on bench/tasks (bench/README.md, "Cost mode
+    takes the default's set")."""
     assert sets  # each affordable action alone is a set within the budget
-    if prefer == "cost":
-        return min(sets, key=lambda s: (s[0] / max(1 - s[1], 1e-9), s[1], s[2]))[3]
     reach = [s for s in sets if 1 - s[1] >= target]
     if not reach:
         least = min(s[1] for s in sets)

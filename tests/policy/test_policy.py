@@ -18,7 +18,17 @@ from standin import Seen, StandIn
 
 from conductor_lsp import ConfigError, FileContext, Session, Task, WorkerInfo, load_config
 from conductor_lsp.conductor.static import DIRECT
-from conductor_lsp.policy import Action, Example, Planner, Policy, fit, round_plan
+from conductor_lsp.plan import Lane, Step
+from conductor_lsp.policy import (
+    Action,
+    Example,
+    Option,
+    Planner,
+    Policy,
+    fit,
+    round_plan,
+    waves,
+)
 
 
 def task(kind: str, n: int) -> Task:
@@ -109,28 +119,31 @@ def test_the_cheapest_set_that_reaches_the_target_is_chosen_not_grown_cheapest_f
     assert len(policy.choose("t", workers, 1)) == 1  # at most max_steps
 
 
-def test_under_the_target_cost_mode_takes_the_least_dollars_per_chance_not_the_likeliest(
+def test_cost_mode_takes_the_default_set_and_runs_the_cheaper_calls_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A round after a failed one: no set reaches 0.8. Balanced takes the likeliest set
-    (both); cost mode the least expected $ per chance of green: the cheap worker alone
-    (a twentieth of the price at the same chance), unless the dear one's chance per dollar
-    is the better."""
+    """Cost mode chooses as the default does (the cheapest set that reaches the target,
+    else the cheapest close to the likeliest) and differs in the order only: its least
+    $ per chance of green took the cheap worker alone here (the trivial cascade, with
+    the floor's call after it), so it never bought the second wording that wins what
+    neither direct call wins."""
     workers = pool("cheap", "dear")
-    chance = {"cheap": 0.4, "dear": 0.4}
-    price = {"cheap": 1.0, "dear": 20.0}
+    chance = {("cheap", "direct"): 0.4, ("dear", "direct"): 0.4, ("cheap", "cause"): 0.3}
+    price = {("cheap", "direct"): 1.0, ("dear", "direct"): 20.0, ("cheap", "cause"): 1.2}
     policy = Policy(target=0.8, explore=0.0)
-    policy.wordings = {"direct": DIRECT}
-    monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
-    monkeypatch.setattr(policy, "cost", lambda a, pool, tokens: price[a.worker])
-    assert {a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="balanced")} == {
-        "cheap",
-        "dear",
+    policy.wordings = {"direct": DIRECT, "cause": "Explain the cause, then fix it."}
+    monkeypatch.setattr(policy, "p_green", lambda b, a, pool: chance.get((a.worker, a.wording), 0))
+    monkeypatch.setattr(policy, "cost", lambda a, pool, t: price.get((a.worker, a.wording), 50))
+    chosen = {
+        prefer: {(a.worker, a.wording) for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)}
+        for prefer in ("balanced", "cost")
     }
-    assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="cost")] == ["cheap"]
-    chance.update(cheap=0.1, dear=0.6)
-    price["dear"] = 2.0  # 0.3 per $ against 0.1: dear alone (both: 0.27 per $)
-    assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="cost")] == ["dear"]
+    assert chosen["cost"] == chosen["balanced"] == set(chance)
+    floor = Option(Lane.FLOOR, Step("dear", DIRECT), 20.0, 0.4)
+    small = Option(Lane.PLAN, Step("cheap", DIRECT), 1.0, 0.4)
+    cause = Option(Lane.PLAN, Step("cheap", policy.wordings["cause"]), 1.2, 0.3)
+    assert waves([floor, small, cause], "balanced") == [[small], [floor], [cause]]
+    assert waves([floor, small, cause], "cost") == [[small], [cause], [floor]]
 
 
 def test_under_the_target_a_point_of_chance_is_not_bought_at_any_price(
@@ -160,8 +173,7 @@ def test_in_waves_a_cheap_worker_right_half_the_time_goes_first_and_a_hopeless_o
     monkeypatch: pytest.MonkeyPatch, prefer: str
 ) -> None:
     """Run in waves, the dear call is paid only when the cheap one failed: at P = 0.6 and
-    a tenth of the price, both (expected 1 + 0.4 x 10 = 5 against 10; cost mode, the
-    least $ per chance, the cheap one alone: the floor's call follows it when it fails);
+    a tenth of the price, both (expected 1 + 0.4 x 10 = 5 against 10);
     all at once, the dear one alone; a cheap one at P = 0.06 is worth less per dollar
     than the dear one and is left out; under P = 0.05 nothing is picked at all."""
     workers = pool("cheap", "dear")
@@ -170,7 +182,7 @@ def test_in_waves_a_cheap_worker_right_half_the_time_goes_first_and_a_hopeless_o
     policy.wordings = {"direct": DIRECT}
     monkeypatch.setattr(policy, "p_green", lambda brief, a, pool: chance[a.worker])
     picks = [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)]
-    assert sorted(picks) == (["cheap"] if prefer == "cost" else ["cheap", "dear"])
+    assert sorted(picks) == ["cheap", "dear"]
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer="latency")] == ["dear"]
     chance["cheap"] = 0.06
     assert [a.worker for a, _, _ in policy.choose("t", workers, 3, prefer=prefer)] == ["dear"]
