@@ -18,12 +18,13 @@ from .features import Action, Hidden
 from .fit import Example, examples_from, fit, scores, stamp
 from .offline import FEATURES, eval_episodes, train_policy
 from .online import learn_online
-from .order import PREFER, Option, chance_any, estimate, waves
+from .order import Option, chance_any, estimate, waves
 from .planner import Planner, embedder, make_plan
 from .plans import figures, round_plan, steer
 from .predict import Policy
 from .reading import read_briefs, read_with
 from .stop import StopRule, Turn
+from .waving import PREFER
 
 __all__ = [
     "FEATURES",

@@ -33,8 +33,7 @@ from ..plan import Lane, Step
 from ..protocols import WorkerInfo
 from .features import Action
 from .predict import Policy, index, nominal_cost
-
-PREFER = ("balanced", "cost", "latency")
+from .waving import in_waves
 
 
 @dataclass(frozen=True)
@@ -95,31 +94,9 @@ def action_of(wordings: dict[str, str], steps: Sequence[Step]) -> Action | None:
 
 def waves(options: Sequence[Option], prefer: str) -> list[list[Option]]:
     """The options in waves: a wave runs at once, the next only if it found no green."""
-    if prefer not in PREFER:
-        raise ValueError(f"prefer is one of {', '.join(PREFER)}, not {prefer!r}")
-    opts = list(options)
-    if prefer == "latency" or len(opts) <= 1:
-        return [opts] if opts else []
-    floor = [o for o in opts if o.lane is Lane.FLOOR]
-    rest = [o for o in opts if o.lane is not Lane.FLOOR]
-    if prefer == "cost":
-        bar = min((o.price for o in floor), default=math.inf)
-        cheaper = sorted((o for o in rest if o.price < bar), key=_cheapest_likeliest)
-        dearer = [o for o in rest if o.price >= bar]
-        return [[o] for o in cheaper] + [w for w in (floor, dearer) if w]
-    ranked = sorted(opts, key=lambda o: (o.lane is not Lane.FLOOR, 0))
-    known = [o for o in opts if o.chance is not None]
-    if known:
-        ranked = sorted(opts, key=lambda o: (-o.value, o.lane is not Lane.FLOOR))
-    first, rest = ranked[:1], ranked[1:]
-    others = [o for o in rest if o.lane is not Lane.FLOOR]
-    if first[0].lane is Lane.FLOOR or not floor or not others:
-        return [first, rest]
-    return [first, floor, others]
-
-
-def _cheapest_likeliest(o: Option) -> tuple[float, float]:
-    return (-o.value, o.price) if o.chance is not None else (math.inf, o.price)
+    return in_waves(
+        options, prefer, lambda o: o.lane is Lane.FLOOR, lambda o: o.price, lambda o: o.chance
+    )
 
 
 def chance_any(options: Sequence[Option]) -> float | None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from ..conductor.static import DIRECT, strongest
 from ..protocols import WorkerInfo
 from .features import Action
+from .waving import in_waves
 
 #: Below this chance an action is not worth a call: a policy that has seen nothing like
 #: the task turn green picks nothing rather than its least hopeless action.
@@ -49,13 +50,14 @@ def choose_set(
     if not drawn:
         return []
     floor = _floor_action(wordings, pool)
+    bar = next((r[2] for r in ranked if r[0] == floor), math.inf)
     sets: list[tuple[float, float, float, tuple[int, ...]]] = []  # $, miss, seconds, picks
     for size in range(1, min(max_steps, len(drawn)) + 1):
         for combo in itertools.combinations(range(len(drawn)), size):
             picks = [drawn[i] for i in combo]
             if sum(r[2] for r in picks) > budget:
                 continue
-            dollars = expected_cost(picks, prefer, floor)
+            dollars = expected_cost(picks, prefer, floor, bar)
             miss = math.prod(1 - r[1] for r in picks)
             sets.append((dollars, miss, sum(seconds(r[0]) for r in picks), combo))
     best = _best(sets, target)
@@ -83,31 +85,20 @@ def _best(
 
 
 def expected_cost(
-    picks: Sequence[tuple[Action, float, float]], prefer: str, floor: Action | None = None
+    picks: Sequence[Pick], prefer: str, floor: Action | None = None, bar: float = math.inf
 ) -> float:
-    """What (action, chance, $) picks are expected to cost as ``prefer`` runs them in
-    waves (``order.waves``), a wave paid only when the ones before it failed: ``latency``
-    all at once; ``cost`` one at a time, likeliest per dollar first; ``balanced`` the
-    likeliest per dollar, then the floor's call (``floor``, when among the picks), then
-    the rest."""
-    if prefer == "latency":
-        return sum(r[2] for r in picks)
-    order = sorted(picks, key=lambda r: -_per_dollar(r))
-    if prefer == "balanced":
-        first, rest = order[:1], order[1:]
-        base = [r for r in rest if r[0] == floor]
-        waves = [first, base, [r for r in rest if r[0] != floor]] if base else [first, rest]
-    else:
-        waves = [[r] for r in order]
+    """What (action, chance, $) picks are expected to cost in the waves a round runs them
+    in (``waving.in_waves``, as ``order.waves``), a wave paid only when the ones before it
+    failed; ``floor``: the floor's call as an action, ``bar``: its $ (cost mode runs the
+    picks cheaper than it one at a time, likeliest per dollar first, then the floor's
+    call, then the dearer ones at once)."""
     total, reach = 0.0, 1.0
-    for wave in waves:
+    for wave in in_waves(
+        picks, prefer, lambda r: r[0] == floor, lambda r: r[2], lambda r: r[1], bar
+    ):
         total += reach * sum(r[2] for r in wave)
         reach *= math.prod(1 - r[1] for r in wave)
     return total
-
-
-def _per_dollar(pick: tuple[Action, float, float]) -> float:
-    return pick[1] / pick[2] if pick[2] > 0 else math.inf
 
 
 def _floor_action(wordings: dict[str, str], pool: Sequence[WorkerInfo]) -> Action | None:
