@@ -50,7 +50,8 @@ async def main_async(args: argparse.Namespace) -> None:
     base = load_config(Path.cwd(), Path(args.config))
     layers = chosen(args.strategy, base.workers, policy)
     if args.online:  # each policy row learns from its own jobs, on its own copy
-        layers = {name: online(name, layer, policy, out) for name, layer in layers.items()}
+        resumed = args.by_task and (out / "runs" / "by-task.jsonl").exists()
+        layers = {name: online(name, layer, policy, out, resumed) for name, layer in layers.items()}
     rows = await fold(args, base, tasks, layers, out / "runs", by_task=args.by_task)
     report(rows, notes)
     save(rows, out)
@@ -79,12 +80,16 @@ def tabled(specs: list[str], path: Path, *, shapes: bool) -> str:
     return f"{len(cells)} tasks of {len(specs)} suites' tables ({kinds}), trust {policy.trust:g}"
 
 
-def online(name: str, layer: dict[str, Any], policy: Path, out: Path) -> dict[str, Any]:
-    """A policy row with ``[learn] online = true`` on a copy of the fitted policy."""
+def online(
+    name: str, layer: dict[str, Any], policy: Path, out: Path, resumed: bool = False
+) -> dict[str, Any]:
+    """A policy row with ``[learn] online = true`` on a copy of the fitted policy; a
+    resumed ``--by-task`` run goes on learning from the copy its first call left."""
     if layer.get("conductor", {}).get("policy") is None:
         return layer
     mine = out / f"{name}.policy.json"
-    shutil.copy(policy, mine)
+    if not (resumed and mine.exists()):
+        shutil.copy(policy, mine)
     led = {"conductor": {"policy": str(mine.resolve())}, "learn": {"online": True}}
     return layered(layer, led)
 
