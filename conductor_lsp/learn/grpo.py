@@ -19,7 +19,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -293,7 +293,7 @@ def _grpo_config(trl: Any, options: TrainOptions, out: Path, max_tokens: int, cu
         temperature=options.temperature,
         beta=options.beta,
         max_completion_length=max_tokens,
-        gradient_checkpointing=False,  # a small model: memory is plenty, time is not
+        **checkpointing(trl.GRPOConfig, False),  # a small model: memory is plenty, time is not
         logging_steps=1,
         save_strategy="steps",
         save_steps=options.save_steps,
@@ -315,3 +315,12 @@ def load_for_training(model_path: str) -> tuple[Any, Any]:
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
+
+
+def checkpointing(config: Any, on: bool) -> dict[str, bool]:
+    """Activation checkpointing under the name the installed transformers reads:
+    ``gradient_checkpointing`` became ``activation_checkpointing`` in 5.x (the old name
+    warns and goes in v6, and TRL's configs still default it to on)."""
+    names = {f.name for f in fields(config)}
+    new = "activation_checkpointing"
+    return {new if new in names else "gradient_checkpointing": on}

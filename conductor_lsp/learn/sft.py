@@ -19,7 +19,7 @@ from ..conductor.grammar import render_lists
 from ..conductor.prompt import prompt_for
 from ..episodes.records import Episode
 from ..plan import Lane
-from .grpo import TrainOptions, _import_training, load_for_training, lora, quiet
+from .grpo import TrainOptions, _import_training, checkpointing, load_for_training, lora, quiet
 from .reward import Weights, reward
 
 
@@ -115,6 +115,7 @@ def train_from_episodes(
         disable_tqdm=True,
         seed=options.seed,
         use_cpu=not torch.cuda.is_available(),
+        **checkpointing(trl.SFTConfig, True),  # TRL's default, named as transformers now reads it
     )
     trainer = trl.SFTTrainer(
         model=model,

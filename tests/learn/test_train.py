@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tiny_model import well_formed
 from conductor_lsp import ConductorConfig, Task
 from conductor_lsp.episodes.records import Episode
 from conductor_lsp.eval import load_suite
-from conductor_lsp.learn.grpo import TrainOptions
+from conductor_lsp.learn.grpo import TrainOptions, checkpointing
 from conductor_lsp.learn.reward import Weights
 from conductor_lsp.learn.sft import accepted, example, train_from_episodes
 from conductor_lsp.protocols import WorkerInfo
@@ -197,3 +198,21 @@ async def test_training_from_episodes_saves_a_conductor_that_plans(
     )
     rows = dict((name, detail) for name, _, detail in report(load_config(tmp_path, env={})))
     assert rows["conductor"] == f"transformers {tiny_model_dir} + adapter {out / 'adapter'}"
+
+
+@pytest.mark.parametrize("name", ["GRPOConfig", "SFTConfig"])
+@pytest.mark.parametrize("on", [True, False])
+def test_checkpointing_is_set_under_the_name_the_installed_transformers_reads(
+    tmp_path: Path, name: str, on: bool
+) -> None:
+    """The old name warns (and goes in transformers v6); TRL defaults it to on."""
+    import trl
+
+    config = getattr(trl, name)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*checkpointing", category=FutureWarning)
+        args = config(
+            output_dir=str(tmp_path), report_to=[], use_cpu=True, **checkpointing(config, on)
+        )
+    assert args.gradient_checkpointing is on  # the old name mirrors the new one
+    assert getattr(args, "activation_checkpointing", on) is on
