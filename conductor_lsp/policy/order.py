@@ -51,13 +51,6 @@ class Option:
     #: The review shape: the worker that reviews ``step``'s answer when it is red.
     review: str = ""
 
-    @property
-    def value(self) -> float:
-        """Chance per dollar: what the order sorts by (a free answer is worth the most)."""
-        if self.chance is None:
-            return -math.inf
-        return math.inf if self.price <= 0 else self.chance / self.price
-
 
 def estimate(
     lane: Lane,

@@ -33,6 +33,7 @@ def in_waves(
     rest = [o for o in opts if not is_floor(o)]
 
     def value(o: T) -> float:
+        """Chance per dollar (a free answer is worth the most; no chance, the least)."""
         p, dollars = chance(o), price(o)
         if p is None:
             return -math.inf
@@ -40,17 +41,10 @@ def in_waves(
 
     if prefer == "cost":
         bar = min((price(o) for o in floor), default=bar)
-        cheaper = [o for o in rest if price(o) < bar]
-        cheaper.sort(
-            key=lambda o: (-value(o), price(o)) if chance(o) is not None else (math.inf, price(o))
-        )
+        cheaper = sorted((o for o in rest if price(o) < bar), key=lambda o: (-value(o), price(o)))
         dearer = [o for o in rest if price(o) >= bar]
         return [[o] for o in cheaper] + [w for w in (floor, dearer) if w]
-    ranked = list(opts)
-    if any(chance(o) is not None for o in opts):
-        ranked.sort(key=lambda o: (-value(o), not is_floor(o)))
-    else:
-        ranked.sort(key=lambda o: not is_floor(o))
+    ranked = sorted(opts, key=lambda o: (-value(o), not is_floor(o)))  # none known: floor first
     first, others = ranked[:1], [o for o in ranked[1:] if not is_floor(o)]
     if is_floor(first[0]) or not floor or not others:
         return [first, ranked[1:]]
