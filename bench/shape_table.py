@@ -25,6 +25,8 @@ and action (a re-recording of some tasks read after the whole run).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import itertools
 import json
 import re
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import folds, table
+from hindsight import LEAST, MOST, hindsight
 
 from conductor_lsp.conductor.shapes import architect_steps
 from conductor_lsp.conductor.static import DIRECT, strongest
@@ -291,8 +294,9 @@ def _offering(known: list[Action]) -> Callable[[Sequence[WorkerInfo]], list[Acti
 
 
 def recorded(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -> dict[str, Total]:
-    """Each recorded action's totals, and the trivial cascade's (the cheapest worker, then
-    the floor's call when it was red)."""
+    """Each recorded action's totals, the trivial cascade's (the cheapest worker, then
+    the floor's call when it was red), and the bound of routing them with hindsight, the
+    floor kept (``hindsight``: the least any router never worse than static pays)."""
     cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
     floor = Action(strongest(pool).name, "direct")
     totals: dict[str, Total] = {}
@@ -303,6 +307,15 @@ def recorded(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -
         if small is not None and floor in row:
             cascade = small if small.green else _sum(small, row[floor])
             totals.setdefault("cascade (cheapest, then the floor)", Total()).add(cascade)
+        answers = {a: (c.green, c.cost) for a, c in row.items()}
+        for name, after in ((LEAST, False), (MOST, True)):
+            routed = hindsight(answers, floor, after=after)
+            if routed is not None:
+                green, cost, paid = routed
+                got = functools.reduce(_sum, (row[a] for a in paid))
+                totals.setdefault(name, Total()).add(
+                    dataclasses.replace(got, green=green, cost=cost)
+                )
     return totals
 
 
