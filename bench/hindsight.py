@@ -80,7 +80,8 @@ def cascade(row: Mapping[Action, Answer], floor: Action, cheap: Action) -> Answe
 
 
 def rows_of(runs: Sequence[Path]) -> tuple[dict[str, dict[Action, Answer]], Action, Action]:
-    """Per brief, each action's first round-one answer; the floor's and the cheapest
+    """Per brief, each action's first round-one answer (a review's $ with its first
+    call's, as in ``bench/shape_table.py``'s cells); the floor's and the cheapest
     worker's direct actions."""
     episodes = [e for e in episodes_of(runs) if e.round == 1]
     if not episodes:
@@ -91,6 +92,11 @@ def rows_of(runs: Sequence[Path]) -> tuple[dict[str, dict[Action, Answer]], Acti
     rows: dict[str, dict[Action, Answer]] = {}
     for ex in examples_from(episodes, Policy()):
         rows.setdefault(ex.brief, {}).setdefault(ex.action, (ex.green, ex.cost))
+    for row in rows.values():  # a review's episode bills the review alone: add its first call
+        for a, (green, cost) in list(row.items()):
+            first = row.get(Action(a.helper, a.wording)) if a.shape == "review" else None
+            if first is not None:
+                row[a] = (green, cost + first[1])
     return rows, floor, cheap
 
 
