@@ -30,6 +30,7 @@ from _common import episodes_of, table
 
 from conductor_lsp.conductor.static import strongest
 from conductor_lsp.policy import Action, Policy, examples_from
+from conductor_lsp.protocols import WorkerInfo
 
 #: One answer: green or not, and its $ (a review's: its first call's too).
 Answer = tuple[bool, float]
@@ -71,6 +72,21 @@ def _rides(a: Action, floor: Action) -> bool:
     return a.shape == "review" and Action(a.helper, a.wording) == floor
 
 
+def ends(pool: Sequence[WorkerInfo]) -> tuple[Action, Action]:
+    """The floor's call (the strongest worker, asked directly) and the cheapest worker's
+    direct call: the two ends of the trivial cascade."""
+    models = [w for w in pool if not w.is_tool]
+    cheap = min(models, key=lambda w: w.price_in + w.price_out)
+    return Action(strongest(models).name, "direct"), Action(cheap.name, "direct")
+
+
+def named(a: Action) -> str:
+    """An action as the tables name it: ``small``, ``big@cause``, ``review big>small``."""
+    if a.solo:
+        return a.worker + ("" if a.wording == "direct" else f"@{a.wording}")
+    return f"{a.shape} {a.helper}>{a.worker}"
+
+
 def cascade(row: Mapping[Action, Answer], floor: Action, cheap: Action) -> Answer | None:
     """The trivial cascade on the same answers: the cheapest worker, then the floor."""
     if floor not in row or cheap not in row:
@@ -86,9 +102,7 @@ def rows_of(runs: Sequence[Path]) -> tuple[dict[str, dict[Action, Answer]], Acti
     episodes = [e for e in episodes_of(runs) if e.round == 1]
     if not episodes:
         raise SystemExit("no round-one episodes in the runs given")
-    pool = [w for w in episodes[0].workers if not w.is_tool]
-    floor = Action(strongest(pool).name, "direct")
-    cheap = Action(min(pool, key=lambda w: w.price_in + w.price_out).name, "direct")
+    floor, cheap = ends(episodes[0].workers)
     rows: dict[str, dict[Action, Answer]] = {}
     for ex in examples_from(episodes, Policy()):
         rows.setdefault(ex.brief, {}).setdefault(ex.action, (ex.green, ex.cost))
@@ -120,15 +134,10 @@ def main() -> None:
         [[k, f"{v[0]}/{v[2]}", f"{v[1]:.4f}", f"{v[1] / base:.2f}x" if base else ""]
          for k, v in totals.items()],
     ))  # fmt: skip
-    answered = Counter(_name(a) for r in rows.values() for a in r)
+    answered = Counter(named(a) for r in rows.values() for a in r)
     print(
         f"{len(rows)} briefs; answers: " + ", ".join(f"{a} {k}" for a, k in answered.most_common())
     )
-
-
-def _name(a: Action) -> str:
-    said = a.worker if a.wording == "direct" else f"{a.worker}@{a.wording}"
-    return said if a.solo else f"{a.shape} {a.helper}>{said}"
 
 
 if __name__ == "__main__":

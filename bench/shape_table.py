@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import folds, table
-from hindsight import LEAST, MOST, hindsight
+from hindsight import LEAST, MOST, ends, hindsight, named
 
 from conductor_lsp.conductor.shapes import architect_steps
 from conductor_lsp.conductor.static import DIRECT, strongest
@@ -130,7 +130,7 @@ def replay(
     for wave in waves(opts, prefer):
         for o in wave:
             a = _ACTIONS[id(o)]
-            ran.append(_name(a))
+            ran.append(named(a))
             out = _sum(out, row[a])
         if out.green:
             break
@@ -155,12 +155,6 @@ def _option(
                steps[:-1])  # fmt: skip
     _ACTIONS[id(o)] = a
     return o
-
-
-def _name(a: Action) -> str:
-    if a.solo:
-        return a.worker + ("" if a.wording == "direct" else f"@{a.wording}")
-    return f"{a.shape} {a.helper}>{a.worker}"
 
 
 @dataclass
@@ -285,7 +279,7 @@ def in_order(policy: Policy, pool: Sequence[WorkerInfo], held: list[Action]) -> 
     wordings of one worker, the same base rate and bill) by that order, and a set's
     order (the hash seed's) made the replay differ between runs of the same files."""
     offered = [a for a in policy.actions(pool) if a in held]
-    return offered + sorted((a for a in held if a not in offered), key=_name)
+    return offered + sorted((a for a in held if a not in offered), key=named)
 
 
 def _offering(known: list[Action]) -> Callable[[Sequence[WorkerInfo]], list[Action]]:
@@ -297,13 +291,12 @@ def recorded(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -
     """Each recorded action's totals, the trivial cascade's (the cheapest worker, then
     the floor's call when it was red), and the bound of routing them with hindsight, the
     floor kept (``hindsight``: the least any router never worse than static pays)."""
-    cheap = min((w for w in pool if not w.is_tool), key=lambda w: w.price_in + w.price_out)
-    floor = Action(strongest(pool).name, "direct")
+    floor, cheap = ends(pool)
     totals: dict[str, Total] = {}
     for row in cells.values():
         for a, c in row.items():
-            totals.setdefault(f"{_name(a)} alone" if a.solo else _name(a), Total()).add(c)
-        small = row.get(Action(cheap.name, "direct"))
+            totals.setdefault(f"{named(a)} alone" if a.solo else named(a), Total()).add(c)
+        small = row.get(cheap)
         if small is not None and floor in row:
             cascade = small if small.green else _sum(small, row[floor])
             totals.setdefault("cascade (cheapest, then the floor)", Total()).add(cascade)
@@ -335,12 +328,12 @@ def _times(c: Total, base: Total | None) -> str:
 
 def won_by_shapes(cells: dict[str, dict[Action, Cell]]) -> str:
     """The tasks some shape solved and no single call did: what only a split bought."""
-    named = []
+    found = []
     for t, row in sorted(cells.items()):
         if not any(c.green for a, c in row.items() if a.solo):
-            won = sorted(_name(a) for a, c in row.items() if c.green and not a.solo)
-            named += [f"{t} ({', '.join(won)})"] if won else []
-    return "won by a shape, by no single call: " + ("; ".join(named) or "none")
+            won = sorted(named(a) for a, c in row.items() if c.green and not a.solo)
+            found += [f"{t} ({', '.join(won)})"] if won else []
+    return "won by a shape, by no single call: " + ("; ".join(found) or "none")
 
 
 def chosen(rows: list[dict[str, Any]]) -> str:
