@@ -40,7 +40,7 @@ from _common import folds, table
 from hindsight import LEAST, MOST, ends, hindsight, named
 
 from conductor_lsp.conductor.shapes import architect_steps
-from conductor_lsp.conductor.static import DIRECT, strongest
+from conductor_lsp.conductor.static import DIRECT
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import load_suite
 from conductor_lsp.eval.run import read_results
@@ -63,7 +63,7 @@ class Cell:
 
 def action_of(strategy: str, pool: Sequence[WorkerInfo]) -> Action | None:
     if strategy == "static":
-        return Action(strongest(pool).name, "direct")
+        return ends(pool)[0]
     kind, _, who = strategy.partition(":")
     if kind == "single":
         worker, _, wording = who.partition("@")  # single:NAME@cause: the second wording
@@ -118,7 +118,7 @@ def replay(
     """What the fix loop pays with this policy and the floor beside it, on this row (a
     review's cell is its first call and, when that was red, the review: the round runs it
     so; a review of the floor's own call rides on the floor)."""
-    floor = Action(strongest(pool).name, "direct")
+    floor, _ = ends(pool)
     picks = [a for a, _, _ in policy.choose(brief, pool, 3, prefer=prefer) if a in row]
     firsts = {Action(a.helper, a.wording) for a in picks if a.shape == "review"}
     if floor in firsts:
@@ -223,7 +223,7 @@ def main() -> None:
                 totals.setdefault(name, Total()).add(got)
                 rows.append({"task": t, "strategy": name, "ran": ran, "green": got.green,
                              "cost": got.cost, "calls": got.calls})  # fmt: skip
-    report(totals, len(tasks), Action(strongest(pool).name, "direct"))
+    report(totals, len(tasks), ends(pool)[0])
     print(won_by_shapes({t: cells[t] for t in tasks}))
     print(chosen(rows))
     for r in rows:
