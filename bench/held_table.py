@@ -154,8 +154,7 @@ def main() -> None:
             r = rows[t]
             totals[label].add(r["solved"], r["cost"], r["worker_calls"], r["tokens"], r["seconds"])
             totals[label].live += not r.get("composed")
-    static = totals.get("static", Total()).cost
-    cascade = totals.get("cascade", Total()).cost
+    static, cascade = (_first(args.rows, totals, name).cost for name in ("static", "cascade"))
     print(table(
         [f"{len(kept)} held-out tasks", "solved", "$", "vs static", "vs cascade", "calls",
          "tokens", "seconds", "live"],
@@ -164,6 +163,15 @@ def main() -> None:
     ))  # fmt: skip
     if missing:
         print("left out (a row or an answer missing): " + ", ".join(missing))
+
+
+def _first(specs: list[str], totals: dict[str, Total], strategy: str) -> Total:
+    """The first row of that strategy, whatever its label (the base of a "vs" column)."""
+    for spec in specs:
+        label, _, _ = spec.partition("=")
+        if label.rpartition(":")[2] == strategy:
+            return totals[label.rpartition(":")[0] or label]
+    return Total()
 
 
 def _row(made: tuple[bool, float, int]) -> dict:
