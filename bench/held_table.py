@@ -26,36 +26,16 @@ import argparse
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from _common import table
 from hindsight import Answer, rows_of
+from shape_table import Cell, Total
 
 from conductor_lsp.policy import Action
 
 BUGGED = re.compile(r"Fix bugs in (\w+)\.")
 SIZE = re.compile(r"`solution.py` \((\d+) lines")
-
-
-@dataclass
-class Total:
-    solved: int = 0
-    cost: float = 0.0
-    calls: int = 0
-    tokens: int = 0
-    seconds: float = 0.0
-    live: int = 0
-
-    def add(
-        self, green: bool, cost: float, calls: int, tokens: int = 0, seconds: float = 0.0
-    ) -> None:
-        self.solved, self.cost, self.calls = (
-            self.solved + green,
-            self.cost + cost,
-            self.calls + calls,
-        )
-        self.tokens, self.seconds = self.tokens + tokens, self.seconds + seconds
 
 
 def results(spec: str) -> tuple[str, dict[str, dict]]:
@@ -149,17 +129,17 @@ def main() -> None:
     missing = sorted({t for rows in labelled.values() for t in tasks if t not in rows})
     kept = [t for t in tasks if t not in missing]
     totals = {label: Total() for label in labelled}
+    live = {k: sum(not rows[t].get("composed") for t in kept) for k, rows in labelled.items()}
     for label, rows in labelled.items():
-        for t in kept:
-            r = rows[t]
-            totals[label].add(r["solved"], r["cost"], r["worker_calls"], r["tokens"], r["seconds"])
-            totals[label].live += not r.get("composed")
+        for r in (rows[t] for t in kept):
+            cell = Cell(r["solved"], r["cost"], r["worker_calls"], r["tokens"], r["seconds"])
+            totals[label].add(cell)
     static, cascade = (_first(args.rows, totals, name).cost for name in ("static", "cascade"))
     print(table(
         [f"{len(kept)} held-out tasks", "solved", "$", "vs static", "vs cascade", "calls",
          "tokens", "seconds", "live"],
         [[k, f"{v.solved}/{len(kept)}", f"{v.cost:.4f}", _x(v.cost, static), _x(v.cost, cascade),
-          v.calls, f"{v.tokens:,}", round(v.seconds), v.live] for k, v in totals.items()],
+          v.calls, f"{v.tokens:,}", round(v.seconds), live[k]] for k, v in totals.items()],
     ))  # fmt: skip
     if missing:
         print("left out (a row or an answer missing): " + ", ".join(missing))
