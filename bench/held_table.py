@@ -24,31 +24,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from _common import table
 from hindsight import Answer, rows_of
-from shape_table import Cell, Total
+from shape_table import Cell, Total, namer
 
 from conductor_lsp.policy import Action
 
-BUGGED = re.compile(r"Fix bugs in (\w+)\.")
-SIZE = re.compile(r"`solution.py` \((\d+) lines")
 
-
-def results(spec: str) -> tuple[str, dict[str, dict]]:
-    """[LABEL:]STRATEGY=RUN,... -> the label and its rows by task (the first kept)."""
-    label, _, runs = spec.partition("=")
-    strategy = label.rpartition(":")[2]
+def results(spec: str) -> tuple[str, str, dict[str, dict]]:
+    """[LABEL:]STRATEGY=RUN,... -> the label (the strategy without one), the strategy and
+    its rows by task (the first kept)."""
+    named, _, runs = spec.partition("=")
+    label, _, strategy = named.rpartition(":")
     by_task: dict[str, dict] = {}
     for run in runs.split(","):
         for line in Path(run).read_text().splitlines():
             r = json.loads(line)
             if r["strategy"] == strategy:
                 by_task.setdefault(r["task"], r)
-    return label.rpartition(":")[0] or label, by_task
+    return label or strategy, strategy, by_task
 
 
 #: Search's round one on one task: green or not, its $ and its calls.
@@ -56,16 +53,14 @@ Searched = tuple[bool, float, int]
 
 
 def composed(runs: list[Path], suite: Path, tasks: list[str]) -> dict[str, Searched]:
-    """Search's round one per task, from the runs' recorded answers. A brief is its
-    task's by the function it names and the size of the file it shows (two problems
-    share a function's name)."""
+    """Search's round one per task, from the runs' recorded answers (a brief is its
+    task's as ``bench/shape_table.py`` names it)."""
     rows, floor, cheap = rows_of(runs)
-    by_key = {key(suite / t): t for t in tasks}
+    task_of = namer("", suite)
     out = {}
     for brief, row in rows.items():
-        name, size = BUGGED.search(brief), SIZE.search(brief)
-        task = by_key.get((name.group(1), int(size.group(1)))) if name and size else None
-        made = searched(row, floor, cheap) if task else None
+        task = task_of(brief)
+        made = searched(row, floor, cheap) if task in tasks else None
         if task and made:
             out[task] = made
     return out
@@ -87,16 +82,10 @@ def searched(row: Mapping[Action, Answer], floor: Action, cheap: Action) -> Sear
     return any(g for g, _ in answers), cost + sum(c for _, c in answers), 1 + len(answers)
 
 
-def key(task: Path) -> tuple[str, int]:
-    """A HumanEval-fix task's function and the lines of its code, as a brief names them."""
-    code = (task / "solution.py").read_text()
-    return task.name.split("_", 2)[2], len(code.splitlines())
-
-
 def search_rows(args: argparse.Namespace, tasks: list[str]) -> dict[str, dict]:
     """Search's live rows, composed ones where it did not run; and how often a composed
     row is the live one where both exist (the claim composing rests on)."""
-    _, live = results("search:search=" + args.compose_search)
+    *_, live = results("search=" + args.compose_search)
     made = composed([Path(r) for s in args.sources for r in s.split(",")], args.suite, tasks)
     both = [t for t in tasks if t in live and t in made]
     same = [t for t in both if _same(live[t], made[t])]
@@ -123,7 +112,8 @@ def main() -> None:
     if args.compose_search and args.suite is None:
         ap.error("--compose-search needs --suite (a brief is matched to its task's code)")
     tasks = args.tasks.read_text().split()
-    labelled = dict(results(s) for s in args.rows)
+    read = [results(s) for s in args.rows]
+    labelled = {label: rows for label, _, rows in read}
     if args.compose_search:
         labelled["search"] = search_rows(args, tasks)
     missing = sorted({t for rows in labelled.values() for t in tasks if t not in rows})
@@ -134,7 +124,8 @@ def main() -> None:
         for r in (rows[t] for t in kept):
             cell = Cell(r["solved"], r["cost"], r["worker_calls"], r["tokens"], r["seconds"])
             totals[label].add(cell)
-    static, cascade = (_first(args.rows, totals, name).cost for name in ("static", "cascade"))
+    first = {strategy: totals[label] for label, strategy, _ in reversed(read)}
+    static, cascade = (first.get(name, Total()).cost for name in ("static", "cascade"))
     print(table(
         [f"{len(kept)} held-out tasks", "solved", "$", "vs static", "vs cascade", "calls",
          "tokens", "seconds", "live"],
@@ -145,16 +136,7 @@ def main() -> None:
         print("left out (a row or an answer missing): " + ", ".join(missing))
 
 
-def _first(specs: list[str], totals: dict[str, Total], strategy: str) -> Total:
-    """The first row of that strategy, whatever its label (the base of a "vs" column)."""
-    for spec in specs:
-        label, _, _ = spec.partition("=")
-        if label.rpartition(":")[2] == strategy:
-            return totals[label.rpartition(":")[0] or label]
-    return Total()
-
-
-def _row(made: tuple[bool, float, int]) -> dict:
+def _row(made: Searched) -> dict:
     green, cost, calls = made
     return {"solved": green, "cost": cost, "worker_calls": calls, "tokens": 0, "seconds": 0.0,
             "composed": True}  # fmt: skip

@@ -42,7 +42,7 @@ from hindsight import LEAST, MOST, ends, hindsight, named
 from conductor_lsp.conductor.shapes import architect_steps
 from conductor_lsp.conductor.static import DIRECT
 from conductor_lsp.episodes.log import read_episodes
-from conductor_lsp.eval import load_suite
+from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.eval.run import read_results
 from conductor_lsp.plan import Lane, Step
 from conductor_lsp.policy import Action, Example, Option, Policy, eval_episodes, fit, waves
@@ -175,8 +175,9 @@ class Total:
 
 def namer(prefix: str, suite: Path | None) -> Callable[[str], str | None]:
     """A brief -> its task: with ``suite``, the folder whose instruction the brief's task
-    opens with (the longest such), else the folder holding its ``test_NAME.py``; without,
-    ``prefix + NAME``."""
+    opens with (the longest such; of folders with the same instruction, as two
+    HumanEval-fix problems have, the one whose files the brief lists at their sizes),
+    else the folder holding its ``test_NAME.py``; without, ``prefix + NAME``."""
     tests = suite.glob("*/test_*.py") if suite else ()
     folders = {f.stem.removeprefix("test_"): f.parent.name for f in tests}
 
@@ -186,13 +187,25 @@ def namer(prefix: str, suite: Path | None) -> Callable[[str], str | None]:
 
     if suite is None:
         return by_test
-    said = {t.name: t.instruction for t in load_suite(suite)}
+    tasks = load_suite(suite)
 
     def by_instruction(brief: str) -> str | None:
-        opens = [(len(i), t) for t, i in said.items() if brief.startswith(f"## Task\n{i}\n")]
-        return max(opens)[1] if opens else by_test(brief)
+        opens = [t for t in tasks if brief.startswith(f"## Task\n{t.instruction}\n")]
+        if not opens:
+            return by_test(brief)
+        longest = max(len(t.instruction) for t in opens)
+        tied = [t for t in opens if len(t.instruction) == longest]
+        if len(tied) == 1:  # the files are read only where an instruction is shared
+            return tied[0].name
+        return max(tied, key=lambda t: (_listed(brief, t), t.name)).name
 
     return by_instruction
+
+
+def _listed(brief: str, task: SuiteTask) -> int:
+    """How many of the task's files the brief lists at their sizes (its ``## Files``)."""
+    lines = {f: len((task.path / f).read_text(errors="replace").splitlines()) for f in task.files()}
+    return sum(f"`{f}` ({n} lines" in brief for f, n in lines.items())
 
 
 def main() -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from held_table import key, results, searched
+from held_table import results, searched
+from shape_table import namer
 
 from conductor_lsp.policy import Action
 
@@ -36,11 +37,18 @@ def test_a_missing_answer_composes_nothing() -> None:
 
 
 def test_two_problems_of_one_name_are_told_apart_by_their_code(tmp_path: Path) -> None:
+    """HumanEval-fix holds two `sum_squares`: the same instruction, different code; a
+    brief lists its file at its size, and that names the task its answers were to."""
     for name, lines in (("he_133_sum_squares", 12), ("he_142_sum_squares", 20)):
         (tmp_path / name).mkdir()
+        (tmp_path / name / "task.toml").write_text(
+            'instruction = "Fix bugs in sum_squares."\ntest = "python -m pytest -q"\n'
+        )
         (tmp_path / name / "solution.py").write_text("x = 1\n" * lines)
-    assert key(tmp_path / "he_133_sum_squares") == ("sum_squares", 12)
-    assert key(tmp_path / "he_142_sum_squares") == ("sum_squares", 20)
+    task_of = namer("", tmp_path)
+    brief = "## Task\nFix bugs in sum_squares.\n\n## Files\n- `solution.py` ({} lines, may change)"
+    assert task_of(brief.format(12)) == "he_133_sum_squares"
+    assert task_of(brief.format(20)) == "he_142_sum_squares"
 
 
 def test_a_row_is_one_strategys_first_result_per_task(tmp_path: Path) -> None:
@@ -53,5 +61,6 @@ def test_a_row_is_one_strategys_first_result_per_task(tmp_path: Path) -> None:
     )
     runs[1].write_text(json.dumps({"strategy": "static", "task": "t1", "cost": 3.0}) + "\n")
     spec = "big alone:static=" + ",".join(map(str, runs))
-    assert results(spec) == ("big alone", {"t1": {"strategy": "static", "task": "t1", "cost": 1.0}})
-    assert results("policy=" + str(runs[0]))[0] == "policy"
+    first = {"t1": {"strategy": "static", "task": "t1", "cost": 1.0}}
+    assert results(spec) == ("big alone", "static", first)
+    assert results("policy=" + str(runs[0]))[:2] == ("policy", "policy")
