@@ -14,8 +14,12 @@ leaves and its own picks alike.
   the same round (both are judged). In a plan it is two steps, the second's subtask
   ``REVIEW`` seeing the first; the fix loop runs the second as a follow-up once the
   first is judged (``REVIEWED`` starts its subtask, which names the first's worker).
-- ``chain``: any other chain (a model conductor's, ``pipeline``'s): the helper is its
-  first step's worker.
+- ``pipeline``: the fixed analysis -> generation -> review chain as an action: the
+  helper analyses, the worker writes the change seeing that analysis, then reviews its
+  own change seeing both (three calls; ``pipeline``'s plan, with its workers chosen).
+  Why: a third step once found a fix no single call and no two-step shape found.
+- ``chain``: any other chain (a model conductor's): the helper is its first step's
+  worker.
 
 A *repair* is not chosen: when an answer holds no edit that applies, the cheapest
 worker turns it into edits in the same round (``[fix] repair``); its subtask carries
@@ -47,6 +51,16 @@ REVIEW = (
     "Review the earlier answer against the failing tests; find what is wrong with it and "
     "write the complete corrected code change."
 )
+#: The pipeline's three subtasks (``pipeline``'s plan, and the pipeline shape).
+ANALYSIS = (
+    "Analyse the task and the code: find the cause (or the design), name the exact "
+    "places to change and why. Do not write the full code yet."
+)
+GENERATION = "Write the code change."
+DEBUGGING = (
+    "Review the proposed change against the task and the failing tests; fix any mistake "
+    "and write the complete final change."
+)
 REVIEWED = "An earlier answer to this task did not make the tests pass"
 REPAIR = "An earlier answer to this task held no edit that could be applied"
 #: How much of an earlier answer (and of its tests' output) a follow-up is shown: its
@@ -58,6 +72,7 @@ class ShapeName(StrEnum):
     SOLO = "solo"
     ARCHITECT = "architect"
     REVIEW = "review"
+    PIPELINE = "pipeline"
     CHAIN = "chain"
 
 
@@ -78,6 +93,8 @@ class Shape:
             return f"architect: {self.helper} describes, {self.worker} edits"
         if self.name is ShapeName.REVIEW:
             return f"review: {self.worker} corrects {self.helper}'s red answer"
+        if self.name is ShapeName.PIPELINE:
+            return f"pipeline: {self.helper} analyses, {self.worker} writes and reviews"
         return f"chain: from {self.helper} to {self.worker}"
 
 
@@ -113,6 +130,37 @@ def review_steps(first: Step, worker: str) -> tuple[Step, ...]:
     return (dataclasses.replace(first, access=()), Step(worker, REVIEW, (0,), "debugging"))
 
 
+def pipeline_steps(helper: str, worker: str) -> tuple[Step, ...]:
+    """The pipeline shape's three steps: the helper's analysis, the worker's change seeing
+    it, the worker's review of that change seeing both."""
+    return (
+        Step(helper, ANALYSIS, (), "analysis"),
+        Step(worker, GENERATION, (0,), "generation"),
+        Step(worker, DEBUGGING, (0, 1), "debugging"),
+    )
+
+
+def last_steps(steps: Sequence[Step], n: int) -> tuple[Step, ...]:
+    """A chain cut to its last ``n`` steps (a plan of fewer steps): what a kept step saw of
+    the dropped ones is dropped too."""
+    cut = max(0, len(steps) - max(1, n))
+    return tuple(
+        dataclasses.replace(s, access=tuple(j - cut for j in s.dependencies(i) if j >= cut))
+        for i, s in enumerate(steps)
+        if i >= cut
+    )
+
+
+def calls(shape: Shape) -> tuple[str, ...]:
+    """The workers a shape calls, one per call in order (a review's second call runs only
+    when the first was red)."""
+    if shape.name is ShapeName.SOLO:
+        return (shape.worker,)
+    if shape.name is ShapeName.PIPELINE:
+        return (shape.helper, shape.worker, shape.worker)
+    return (shape.helper, shape.worker)
+
+
 def read_shape(steps: Sequence[Step]) -> Shape:
     """The shape of a chain (its leaf last)."""
     leaf = steps[-1]
@@ -125,7 +173,19 @@ def read_shape(steps: Sequence[Step]) -> Shape:
         return Shape(ShapeName.REVIEW, leaf.worker, steps[0].worker)
     if len(steps) == 2 and steps[0].role != "generation":
         return Shape(ShapeName.ARCHITECT, leaf.worker, steps[0].worker)
+    if _is_pipeline(steps):
+        return Shape(ShapeName.PIPELINE, leaf.worker, steps[0].worker)
     return Shape(ShapeName.CHAIN, leaf.worker, steps[0].worker)
+
+
+def _is_pipeline(steps: Sequence[Step]) -> bool:
+    """The pipeline's three subtasks, each step seeing every earlier one, the last two on
+    one worker."""
+    return (
+        tuple(s.subtask for s in steps) == (ANALYSIS, GENERATION, DEBUGGING)
+        and steps[1].worker == steps[2].worker
+        and all(set(s.dependencies(i)) == set(range(i)) for i, s in enumerate(steps))
+    )
 
 
 def members(steps: Sequence[Step], leaf: int) -> list[int]:

@@ -21,17 +21,8 @@ from ..errors import PlanError
 from ..plan import Plan, Step, infer_role
 from ..protocols import Check, WorkerInfo
 from ..task import Task
-from .shapes import architect_steps, review_steps
+from .shapes import architect_steps, last_steps, pipeline_steps, review_steps
 
-ANALYSIS = (
-    "Analyse the task and the code: find the cause (or the design), name the exact "
-    "places to change and why. Do not write the full code yet."
-)
-GENERATION = "Write the code change."
-DEBUGGING = (
-    "Review the proposed change against the task and the failing tests; fix any mistake "
-    "and write the complete final change."
-)
 #: static's own first call: "direct" in the policy's wordings.
 DIRECT = "Make the change the task asks for: write the code change."
 #: The second wording of a first call ("cause" in the policy's wordings): with the real
@@ -75,8 +66,9 @@ def static_plan(
     wording: str = "direct",
 ) -> Plan:
     """One call to the strongest affordable worker; a debugging call in later rounds.
-    With a ``helper``, the architect shape (the helper describes the change first) or the
-    review shape (the helper's call first, the pinned worker reviews it when red).
+    With a ``helper``, the architect shape (the helper describes the change first), the
+    review shape (the helper's call first, the pinned worker reviews it when red) or the
+    pipeline shape (the helper analyses, the pinned worker writes and reviews).
     ``wording`` "cause" asks the first call as search's second leaf does (find the cause,
     name the lines), so ``eval`` records that action of the policy on every task."""
     coder = strongest(workers, pinned)
@@ -91,10 +83,14 @@ def static_plan(
         strongest(workers, helper)  # a PlanError when it is no model of the pool
         if shape == "review":
             steps = review_steps(dataclasses.replace(step, worker=helper), coder.name)
+        elif shape == "pipeline":
+            steps = pipeline_steps(helper, coder.name)
         else:
             steps = architect_steps(helper, coder.name, later=later)
         source = f"{shape}:{helper}>{coder.name}"
-        return Plan(steps=steps[-max_steps:], source=source, notes=(note,) if note else ())
+        return Plan(
+            steps=last_steps(steps, max_steps), source=source, notes=(note,) if note else ()
+        )
     name = f"single:{pinned}" if pinned else "static"
     name += "@cause" if step.subtask == CAUSE else ""
     source = f"{name} (fallback: {note})" if note else name
@@ -106,14 +102,10 @@ def pipeline_plan(workers: Sequence[WorkerInfo], max_steps: int) -> Plan:
     analyst = next((w for w in workers if not w.is_tool), None)
     coder = strongest(workers)
     assert analyst is not None  # strongest() has checked there is a model
-    steps = [
-        Step(analyst.name, ANALYSIS, (), "analysis"),
-        Step(coder.name, GENERATION, "all", "generation"),
-        Step(coder.name, DEBUGGING, "all", "debugging"),
-    ]
-    if max_steps < 3:
-        steps = steps[:2][-max_steps:]
-    return Plan(steps=tuple(steps), source="pipeline")
+    steps = pipeline_steps(analyst.name, coder.name)
+    if max_steps < 3:  # no review: the change is the leaf
+        steps = last_steps(steps[:2], max_steps)
+    return Plan(steps=steps, source="pipeline")
 
 
 class StaticConductor:

@@ -52,13 +52,15 @@ class ConductorConfig(EndpointConfig):
     is too small to plan)."""
     worker: str = ""
     """static: always use this worker (the `single:NAME` strategy) instead of the strongest."""
-    shape: Literal["solo", "architect", "review"] = "solo"
+    shape: Literal["solo", "architect", "review", "pipeline"] = "solo"
     """static: solo (one call); architect (`helper` describes the change in words, then
     the worker writes the edits seeing it: `architect:HELPER>WORKER`); review (`helper`
     writes a candidate and, when it is red, the worker corrects it seeing the failures,
-    in the same round: `review:HELPER>WORKER`)."""
+    in the same round: `review:HELPER>WORKER`); pipeline (`helper` analyses, the worker
+    writes the change seeing it, then reviews it: `pipeline:HELPER>WORKER`)."""
     helper: str = ""
-    """static with shape architect or review: the other worker (the one that goes first)."""
+    """static with shape architect, review or pipeline: the other worker (the one that
+    goes first)."""
     wording: Literal["direct", "cause"] = "direct"
     """static, one call (shape solo): the first round's wording: direct (write the change)
     or cause (find the cause of the failing tests and name the lines to change, as

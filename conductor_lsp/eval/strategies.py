@@ -8,7 +8,9 @@ calls to the strongest, two sampled); ``cascade`` the cheaper workers first, the
 floor (``prefer = "cost"``); ``pipeline`` the analysis ->
 generation -> review chain; ``static+repair`` static with ``[fix] repair``;
 ``architect:A>B`` A describes the change, B writes the edits; ``review:A>B`` B
-corrects A's red answer in the same round; ``single:NAME``
+corrects A's red answer in the same round; ``pipeline:A>B`` A analyses, B writes the
+change and reviews it (``pipeline``'s chain with its workers named, and no floor
+beside it); ``single:NAME``
 static pinned to one worker (the plain "one call to that model" script, with the same
 retry), and ``single:NAME@cause`` the same asked in search's second wording (find the
 cause, name the lines): ``shapes:*`` records both, so every action the policy chooses
@@ -52,15 +54,17 @@ NAMED: dict[str, dict[str, Any]] = {
 }
 
 
-#: The shapes of two workers a strategy names (``architect:A>B``, ``review:A>B``).
-SHAPED = ("architect", "review")
+#: The shapes of two workers a strategy names (``architect:A>B``, ``review:A>B``,
+#: ``pipeline:A>B``).
+SHAPED = ("architect", "review", "pipeline")
 
 
 def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``"conductor,static,single:big"`` -> name -> config layer; ``single:*`` is one per
     model worker (``single:NAME@cause``, ``single:*@cause``: in the second wording),
     ``architect:A>B`` A describing and B editing, ``review:A>B`` A writing and B
-    correcting a red answer, ``architect:*`` and ``review:*`` every ordered pair,
+    correcting a red answer, ``pipeline:A>B`` A analysing and B writing and reviewing,
+    ``architect:*``, ``review:*`` and ``pipeline:*`` every ordered pair,
     ``shapes:*`` all of them and the single calls in both wordings. Unknown names and
     workers are ``ConfigError``."""
     out: dict[str, dict[str, Any]] = {}
@@ -72,7 +76,7 @@ def parse_strategies(text: str, workers: Mapping[str, Any]) -> dict[str, dict[st
         kind, _, who = name.partition(":")
         if kind not in ("single", *SHAPED, "shapes") or not who:
             known = ", ".join([*NAMED, "single:NAME", "single:*", "single:NAME@cause",
-                               "architect:A>B", "review:A>B", "shapes:*"])  # fmt: skip
+                               *(f"{s}:A>B" for s in SHAPED), "shapes:*"])  # fmt: skip
             raise ConfigError(f"unknown strategy {name!r} (known: {known})")
         if kind == "shapes" and who != "*":
             raise ConfigError(f"strategy {name}: shapes takes only * (every shape and pair)")

@@ -8,7 +8,14 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ..conductor.shapes import Chain, ShapeName, architect_steps, joined, review_steps
+from ..conductor.shapes import (
+    Chain,
+    ShapeName,
+    architect_steps,
+    joined,
+    pipeline_steps,
+    review_steps,
+)
 from ..conductor.static import RETRY, static_plan, strongest
 from ..plan import Plan, Step, infer_role
 from ..protocols import WorkerInfo
@@ -42,7 +49,7 @@ def round_plan(
         firsts = {Action(a.helper, a.wording) for a in picks if a.shape == ShapeName.REVIEW}
         chosen = [chain(policy, a) for a in picks if a not in firsts]  # a review makes that call
         while sum(len(c.steps) for c in chosen) > max_steps:
-            chosen.pop()  # drop the least likely: a shape is two steps
+            chosen.pop()  # drop the least likely: a shape is two or three steps
         steps = list(joined(chosen))
         if not steps:
             steps = list(static_plan(pool, max_steps).steps)
@@ -54,6 +61,8 @@ def chain(policy: Policy, action: Action) -> Chain:
     """The steps of one chosen action: one call, or its shape's steps."""
     if action.shape == ShapeName.ARCHITECT:
         return Chain(architect_steps(action.helper, action.worker))
+    if action.shape == ShapeName.PIPELINE:
+        return Chain(pipeline_steps(action.helper, action.worker))
     text = policy.wordings[action.wording]
     if action.shape == ShapeName.REVIEW:
         return Chain(review_steps(Step(action.helper, text, (), infer_role(text)), action.worker))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..conductor.shapes import ShapeName
+from ..conductor.shapes import Shape, ShapeName, calls
 from ..conductor.static import CAUSE, DIRECT
 from ..errors import ConfigError
 from ..protocols import WorkerInfo
@@ -51,7 +51,7 @@ VERSION = 3
 READS = (1, 2, 3)
 WORDINGS = {"direct": DIRECT, "cause": CAUSE}
 #: The shapes beyond a solo call the policy chooses among (``shapes``).
-CHOSEN = (ShapeName.ARCHITECT, ShapeName.REVIEW)
+CHOSEN = (ShapeName.ARCHITECT, ShapeName.REVIEW, ShapeName.PIPELINE)
 #: Answers a worker new to a known pool is tried for at the policy's target chance.
 TRIALS = 2
 #: Answer tokens a worker's price is applied to when it has no bill yet.
@@ -193,7 +193,7 @@ class Policy:
             return self.cost(Action(action.worker, action.wording), pool, prompt_tokens)
         if not action.solo:
             return sum(self.cost(Action(w, action.wording), pool, prompt_tokens)
-                       for w in (action.helper, action.worker))  # fmt: skip
+                       for w in calls(_shape(action)))  # fmt: skip
         info = next((w for w in pool if w.name == action.worker), None)
         if info is None:
             return math.inf
@@ -209,9 +209,7 @@ class Policy:
         if bill and bill.answers:
             return bill.seconds / bill.answers
         if not action.solo:
-            return sum(
-                self.seconds(Action(w, action.wording)) for w in (action.helper, action.worker)
-            )
+            return sum(self.seconds(Action(w, action.wording)) for w in calls(_shape(action)))
         return 0.0
 
     def _answers(self, key: str) -> float:
@@ -337,3 +335,7 @@ def nominal_cost(info: WorkerInfo, prompt_tokens: int) -> float:
 def index(wordings: dict[str, str], text: str) -> str | None:
     """The library key of a wording's text, if it is in the library."""
     return next((k for k, v in wordings.items() if v == text), None)
+
+
+def _shape(action: Action) -> Shape:
+    return Shape(ShapeName(action.shape), action.worker, action.helper)

@@ -14,6 +14,7 @@ from conductor_lsp.conductor import StaticConductor, build_prompt, parse_plan, s
 from conductor_lsp.conductor.grammar import plan_grammar
 from conductor_lsp.conductor.static import pipeline_plan
 from conductor_lsp.config import ConductorConfig, WorkerConfig
+from conductor_lsp.plan import validate_plan
 from conductor_lsp.protocols import Part, WorkerInfo, WorkerRequest
 from conductor_lsp.runtime import make_plan
 
@@ -70,9 +71,20 @@ def test_pipeline_uses_cheap_analyst_and_strong_coder() -> None:
         ("strong", "generation"),
         ("strong", "debugging"),
     ]
-    assert plan.steps[0].access == () and plan.steps[2].access == "all"
+    assert [s.access for s in plan.steps] == [(), (0,), (0, 1)]  # each sees all before it
     assert [s.role for s in pipeline_plan(INFOS, 2).steps] == ["analysis", "generation"]
-    assert [s.role for s in pipeline_plan(INFOS, 1).steps] == ["generation"]
+    alone = pipeline_plan(INFOS, 1).steps
+    assert [(s.role, s.access) for s in alone] == [("generation", ())]  # sees nothing dropped
+    for steps in (plan.steps, alone):
+        validate_plan(list(steps), [w.name for w in INFOS], 5)
+    shaped = ConductorConfig(backend="static", worker="cheap", shape="pipeline", helper="strong")
+    named = asyncio.run(StaticConductor(shaped).plan(TASK, INFOS, 5))
+    assert [(s.worker, s.role) for s in named.steps] == [
+        ("strong", "analysis"),
+        ("cheap", "generation"),
+        ("cheap", "debugging"),
+    ]
+    assert named.source == "pipeline:strong>cheap"
 
 
 async def test_invalid_conductor_output_falls_back_with_reason() -> None:

@@ -14,13 +14,18 @@ from standin import Seen, StandIn
 from test_policy import fix_job, with_calc_bug, workspace
 
 from conductor_lsp.conductor.shapes import (
+    ANALYSIS,
+    DEBUGGING,
     DESCRIBE,
     EDIT_FROM,
+    GENERATION,
     REPAIR,
     REVIEWED,
+    Shape,
     ShapeName,
     chains,
     joined,
+    pipeline_steps,
     read_shape,
     review_subtask,
 )
@@ -57,7 +62,12 @@ def test_a_plan_splits_into_chains_that_read_as_shapes_and_join_back() -> None:
     assert parts[1].steps[1].access == (0,)  # within the chain
     assert joined(parts) == plan.steps  # and back where they were
     piped = chains(pipeline_plan(pool("small", "big"), 5))
-    assert piped is not None and piped[0].shape().name is ShapeName.CHAIN
+    assert piped is not None and len(piped) == 1  # one leaf: the review sees both
+    analyst = piped[0].steps[0].worker
+    assert piped[0].shape() == Shape(ShapeName.PIPELINE, "big", analyst)
+    assert read_shape(pipeline_steps("small", "big")) == Shape(ShapeName.PIPELINE, "big", "small")
+    other = (Step("small", "x", (), "analysis"), Step("big", "y", (0,)), Step("big", "z", (0, 1)))
+    assert read_shape(other).name is ShapeName.CHAIN  # three steps, not the pipeline's
     shared = Plan(steps=(Step("a", "x", ()), Step("b", "y", (0,)), Step("c", "z", (0,))))
     assert chains(shared) is None  # two leaves see one step: it runs whole
 
@@ -68,7 +78,9 @@ def test_eval_names_every_shape_and_pair() -> None:
     assert names == ["single:big", "single:big@cause", "single:small", "single:small@cause",
                      "architect:big>big", "architect:big>small", "architect:small>big",
                      "architect:small>small", "review:big>big", "review:big>small",
-                     "review:small>big", "review:small>small"]  # fmt: skip
+                     "review:small>big", "review:small>small", "pipeline:big>big",
+                     "pipeline:big>small", "pipeline:small>big",
+                     "pipeline:small>small"]  # fmt: skip
     cause = parse_strategies("single:*@cause", workers)
     assert cause == {f"single:{n}@cause": {"conductor": {"backend": "static", "worker": n,
                                                          "wording": "cause"}}
@@ -150,6 +162,64 @@ def test_a_shape_wins_what_no_single_call_wins_and_the_policy_learns_to_choose_i
     assert policy.cost(best, episodes[0].workers, 1000) == pytest.approx(
         policy.bills["architect:big>small"].cost / policy.bills["architect:big>small"].answers
     )
+
+
+def _chain_answers(seen: Seen) -> str:
+    """big's analysis names the change, but big writes the wrong code unless it reviews
+    its own change seeing that analysis; small neither analyses nor writes well."""
+    text = seen.prompt()
+    mine = text[text.rindex("## Your subtask") :]
+    if seen.body.get("model") != "big":
+        return "The bug may be somewhere in calc.py." if ANALYSIS in mine else WRONG
+    if ANALYSIS in mine or DESCRIBE in mine:
+        return PROSE
+    if DEBUGGING in mine and "return a + b" in text and "return a * b" in text:
+        return FIXED  # the review saw the analysis and the change it reviews
+    return WRONG
+
+
+def test_a_three_step_chain_wins_what_nothing_shorter_wins_and_the_policy_learns_it(
+    tmp_path: Path, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    standin.responder = _chain_answers
+    workers = {"big": _Model(), "small": _Model()}
+    names = "single:*,architect:big>big,architect:big>small,review:big>big,pipeline:*"
+    won, episodes = {}, []
+    for name, layer in parse_strategies(names, workers).items():
+        folder = tmp_path / name.replace(":", "-").replace(">", "-")
+        root = strategy_workspace(folder, standin.url, layer)
+        standin.seen.clear()
+        report = fix_job(root)
+        won[name] = report.end.passed  # type: ignore[attr-defined]
+        if name == "pipeline:big>big":
+            label = report.candidates[0].label  # type: ignore[attr-defined]
+            assert "(pipeline: big analyses, big writes and reviews)" in label, label
+            asked = [s.prompt() for s in standin.seen]
+            mine = [a[a.rindex("## Your subtask") :] for a in asked]
+            assert [(ANALYSIS in m, GENERATION in m, DEBUGGING in m) for m in mine] == [
+                (True, False, False), (False, True, False), (False, False, True)]  # fmt: skip
+            assert PROSE in asked[1]  # the change saw the analysis
+            assert PROSE in asked[2] and "return a * b" in asked[2]  # the review saw both
+        episodes += read_episodes(root / ".conductor" / "episodes.jsonl")
+    assert [n for n, ok in won.items() if ok] == ["pipeline:big>big"]
+
+    policy = Policy()
+    examples = examples_from(episodes, policy)
+    piped = {(e.action.helper, e.action.worker): e.green for e in examples
+             if e.action.shape == "pipeline"}  # fmt: skip
+    assert piped == {("big", "big"): True, ("big", "small"): False,
+                     ("small", "big"): False, ("small", "small"): False}  # fmt: skip
+    fit(policy, examples * 2)
+    assert policy.shapes() == ["architect", "pipeline", "review"]
+    brief, pool = episodes[0].task, episodes[0].workers
+    best = policy.rank(brief, pool)[0][0]
+    assert best == Action("big", "direct", "pipeline", "big")
+    plan = round_plan(policy, brief, pool, 5, later=False)
+    assert plan.steps == pipeline_steps("big", "big")
+    bill = policy.bills["pipeline:big>big"]
+    assert bill.answers and policy.cost(best, pool, 1000) == pytest.approx(bill.cost / bill.answers)
+    assert policy.cost(Action("small", "direct", "pipeline", "small"), pool, 1000) > 0
 
 
 def test_a_policy_fitted_before_shapes_chooses_as_it_did() -> None:
