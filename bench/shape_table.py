@@ -31,7 +31,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +39,8 @@ from typing import Any
 from _common import folds, table
 from hindsight import LEAST, MOST, ends, hindsight, named
 
-from conductor_lsp.conductor.shapes import architect_steps
-from conductor_lsp.conductor.static import DIRECT
+from conductor_lsp.conductor.shapes import architect_steps, pipeline_steps, read_shape
+from conductor_lsp.conductor.static import DIRECT, pipeline_plan
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.eval.run import read_results
@@ -68,7 +68,7 @@ def action_of(strategy: str, pool: Sequence[WorkerInfo]) -> Action | None:
     if kind == "single":
         worker, _, wording = who.partition("@")  # single:NAME@cause: the second wording
         return Action(worker, wording or "direct")
-    if kind in ("architect", "review"):
+    if kind in ("architect", "review", "pipeline") and who:
         helper, _, worker = who.partition(">")
         return Action(worker, "direct", kind, helper)
     return None
@@ -88,28 +88,62 @@ def examples(brief: str, row: dict[Action, Cell], pool: Sequence[WorkerInfo]) ->
     return out
 
 
+#: Per task, the named ``pipeline`` strategy's row and the floor's call in the same run
+#: (None: that run holds no static row).
+Behind = dict[str, tuple[Cell, "Cell | None"]]
+
+
 def read(
-    results: Path, name: Callable[[str], str | None]
-) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
+    results: Path, name: Callable[[str], str | None], known: Sequence[WorkerInfo] = ()
+) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo], Behind]:
     """Per task, each action's cell; each task's first brief (``name``: the task of a
-    brief, ``None`` when it names none); the pool. A run whose episodes were not kept
-    (eval before 2026-12-07 lost them with a relative ``--out``) gives cells only: its
-    briefs and pool come from the other files."""
+    brief, ``None`` when it names none); the pool; per task, the named ``pipeline``
+    strategy's row (the floor's call, then the chain when that was red). A run whose
+    episodes were not kept (eval before 2026-12-07 lost them with a relative ``--out``)
+    gives cells only: its briefs and pool come from the other files (``known``: their
+    pool, which names its static rows' action)."""
     found = eval_episodes(results)
     episodes = read_episodes(found) if found.exists() else []
-    pool = list(episodes[0].workers) if episodes else []
+    pool = list(episodes[0].workers) if episodes else list(known)
     briefs: dict[str, str] = {}
     for e in episodes:
         task = name(e.task)
         if task and e.round == 1:
             briefs.setdefault(task, e.task)
     cells: dict[str, dict[Action, Cell]] = {}
+    piped: dict[str, Cell] = {}
     for r in read_results(results.read_text()):
+        cell = Cell(r.solved, r.cost, r.worker_calls, r.tokens, r.seconds)
         a = action_of(r.strategy, pool)
         if a is not None:
-            cell = Cell(r.solved, r.cost, r.worker_calls, r.tokens, r.seconds)
             cells.setdefault(r.task, {})[a] = cell
-    return cells, briefs, pool
+        elif r.strategy == "pipeline":
+            piped[r.task] = cell
+    floor = ends(pool)[0] if pool else None
+    behind = {t: (c, cells.get(t, {}).get(floor) if floor else None) for t, c in piped.items()}
+    return cells, briefs, pool, behind
+
+
+def unfloored(
+    cells: dict[str, dict[Action, Cell]], behind: Behind, pool: Sequence[WorkerInfo]
+) -> set[Action]:
+    """The pipeline chain's own cells, from the named strategy's rows where the floor's
+    call was red (its row less that call, the same run's where it holds one: one
+    request, one answer behind ``serial_proxy.py --fresh``); where the floor was green
+    the chain never ran. Returns the actions known so, on some tasks only."""
+    if not behind or not pool:
+        return set()
+    floor = ends(pool)[0]
+    shape = read_shape(pipeline_plan(pool, 3).steps)
+    chain = Action(shape.worker, "direct", shape.name, shape.helper)
+    for t, (row, own) in behind.items():
+        first = own or cells.get(t, {}).get(floor)
+        if first is None or first.green or row.calls <= first.calls:
+            continue
+        own = Cell(row.green, row.cost - first.cost, row.calls - first.calls,
+                   row.tokens - first.tokens, row.seconds - first.seconds)  # fmt: skip
+        cells[t].setdefault(chain, own)
+    return {chain}
 
 
 def replay(
@@ -119,7 +153,8 @@ def replay(
     review's cell is its first call and, when that was red, the review: the round runs it
     so; a review of the floor's own call rides on the floor)."""
     floor, _ = ends(pool)
-    picks = [a for a, _, _ in policy.choose(brief, pool, 3, prefer=prefer) if a in row]
+    chose = [a for a, _, _ in policy.choose(brief, pool, 3, prefer=prefer)]
+    picks = [a for a in chose if a in row]
     firsts = {Action(a.helper, a.wording) for a in picks if a.shape == "review"}
     if floor in firsts:
         floor = next(a for a in picks if a.shape == "review" and a.helper == floor.worker)
@@ -134,7 +169,7 @@ def replay(
             out = _sum(out, row[a])
         if out.green:
             break
-    return out, ran
+    return out, ran + [f"{named(a)} (no answer recorded)" for a in chose if a not in row]
 
 
 #: Each option's action (an option names its first call only, for a review).
@@ -149,7 +184,8 @@ def _option(
     brief: str,
     pool: Sequence[WorkerInfo],
 ) -> Option:
-    steps = architect_steps(a.helper, a.worker) if a.shape == "architect" else ()
+    steps = (architect_steps(a.helper, a.worker) if a.shape == "architect"
+             else pipeline_steps(a.helper, a.worker) if a.shape == "pipeline" else ())  # fmt: skip
     call = Step(a.helper if a.shape == "review" else a.worker, p.wordings.get(a.wording, DIRECT))
     o = Option(lane, steps[-1] if steps else call, row[a].cost, p.figures(brief, a, pool, 1000)[0],
                steps[:-1])  # fmt: skip
@@ -164,8 +200,11 @@ class Total:
     calls: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    #: The tasks counted.
+    n: int = 0
 
     def add(self, c: Cell) -> None:
+        self.n += 1
         self.solved += c.green
         self.cost += c.cost
         self.calls += c.calls
@@ -220,10 +259,10 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=0, help="0: leave one out (default)")
     ap.add_argument("--out", type=Path, help="raw rows (JSONL)")
     args = ap.parse_args()
-    cells, briefs, pool = gather(args.results, namer(args.prefix, args.suite))
+    cells, briefs, pool, partial = gather(args.results, namer(args.prefix, args.suite))
     every = {a for row in cells.values() for a in row}
-    tasks = whole(cells, briefs)
-    totals = recorded({t: cells[t] for t in tasks}, pool)
+    tasks = whole(cells, briefs, partial)
+    totals = recorded({t: cells[t] for t in tasks}, pool, partial)
     rows = []
     for held, train in folds(tasks, args.folds):
         for label, shapes in (("policy, single calls", False), ("policy, with shapes", True)):
@@ -247,25 +286,32 @@ def main() -> None:
 
 def gather(
     results: Sequence[Path], name: Callable[[str], str | None]
-) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo]]:
+) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo], set[Action]]:
     """``read`` over several runs of one suite: a later file's cell replaces an earlier
-    one's for the same task and action."""
+    one's for the same task and action; the actions known on some tasks only (the
+    pipeline chain behind a red floor, ``unfloored``)."""
     cells: dict[str, dict[Action, Cell]] = {}
     briefs: dict[str, str] = {}
-    pool: list[WorkerInfo] = []
+    behind: Behind = {}
+    kept = [p for p in results if eval_episodes(p).exists()]
+    pool = read(kept[0], name)[2] if kept else []  # a run without episodes is read with it
     for path in results:
-        more, named, workers = read(path, name)
+        more, named, workers, piped = read(path, name, pool)
         pool = workers or pool
         briefs.update(named)
+        behind.update(piped)
         for t, row in more.items():
             cells.setdefault(t, {}).update(row)
-    return cells, briefs, pool
+    return cells, briefs, pool, unfloored(cells, behind, pool)
 
 
-def whole(cells: dict[str, dict[Action, Cell]], briefs: dict[str, str]) -> list[str]:
-    """The tasks with a brief and a cell for every action any task has (whole rows)."""
-    every = {a for row in cells.values() for a in row}
-    return sorted(t for t in cells if t in briefs and set(cells[t]) == every)
+def whole(
+    cells: dict[str, dict[Action, Cell]], briefs: dict[str, str], partial: Set[Action] = frozenset()
+) -> list[str]:
+    """The tasks with a brief and a cell for every action any task has (whole rows), but
+    the ``partial`` ones (known on some tasks only)."""
+    every = {a for row in cells.values() for a in row} - partial
+    return sorted(t for t in cells if t in briefs and every <= set(cells[t]))
 
 
 def fitted(
@@ -300,15 +346,22 @@ def _offering(known: list[Action]) -> Callable[[Sequence[WorkerInfo]], list[Acti
     return lambda _pool: known
 
 
-def recorded(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -> dict[str, Total]:
-    """Each recorded action's totals, the trivial cascade's (the cheapest worker, then
-    the floor's call when it was red), and the bound of routing them with hindsight, the
-    floor kept (``hindsight``: the least any router never worse than static pays)."""
+def recorded(
+    cells: dict[str, dict[Action, Cell]],
+    pool: Sequence[WorkerInfo],
+    partial: Set[Action] = frozenset(),
+) -> dict[str, Total]:
+    """Each recorded action's totals (a ``partial`` one's over the tasks it ran on: the
+    floor's red ones), the trivial cascade's (the cheapest worker, then the floor's call
+    when it was red), and the bound of routing them with hindsight, the floor kept
+    (``hindsight``: the least any router never worse than static pays)."""
     floor, cheap = ends(pool)
     totals: dict[str, Total] = {}
     for row in cells.values():
         for a, c in row.items():
-            totals.setdefault(f"{named(a)} alone" if a.solo else named(a), Total()).add(c)
+            label = f"{named(a)} alone" if a.solo else named(a)
+            label += " (where the floor was red)" if a in partial else ""
+            totals.setdefault(label, Total()).add(c)
         small = row.get(cheap)
         if small is not None and floor in row:
             cascade = small if small.green else _sum(small, row[floor])
@@ -326,12 +379,14 @@ def recorded(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -
 
 
 def report(totals: dict[str, Total], n: int, floor: Action) -> None:
+    """The table; a row over some of the tasks only is not compared with the others."""
     static = totals.get(f"{floor.worker} alone")
     cascade = totals.get("cascade (cheapest, then the floor)")
     print(table(
         ["strategy", "solved", "$", "vs static", "vs cascade", "calls", "tokens", "seconds"],
-        [[name, f"{c.solved}/{n}", f"{c.cost:.4f}", _times(c, static), _times(c, cascade),
-          c.calls, c.tokens, round(c.seconds)] for name, c in totals.items()],
+        [[name, f"{c.solved}/{c.n or n}", f"{c.cost:.4f}", *(_times(c, b) if c.n in (0, n)
+          else "" for b in (static, cascade)), c.calls, c.tokens, round(c.seconds)]
+         for name, c in totals.items()],
     ))  # fmt: skip
 
 

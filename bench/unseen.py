@@ -68,8 +68,8 @@ def tabled(specs: list[str], path: Path, *, shapes: bool) -> str:
         if not sep or not runs:
             raise SystemExit(f"--fit-table {spec!r}: expected SUITE=RUN[,RUN...]")
         files = [Path(r) for r in runs.split(",")]
-        more, named, pool = shape_table.gather(files, shape_table.namer("", Path(suite)))
-        for t in shape_table.whole(more, named):  # a suite's tasks, kept apart by its name
+        more, named, pool, partial = shape_table.gather(files, shape_table.namer("", Path(suite)))
+        for t in shape_table.whole(more, named, partial):  # a suite's tasks, kept apart by its name
             cells[f"{suite}:{t}"], briefs[f"{suite}:{t}"] = more[t], named[t]
         pools.append(pool)
     if any([w.name for w in p] != [w.name for w in pools[0]] for p in pools):
