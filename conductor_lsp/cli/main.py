@@ -175,7 +175,8 @@ def _add_eval(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
         "--strategy",
         default="conductor,static,single:*",
         help="comma-separated: conductor, static, search(:*), cascade, pipeline, static+repair, "
-        "single:NAME(@cause), single:*, architect:A>B, review:A>B, shapes:* (default: %(default)s)",
+        "single:NAME(@cause), single:*, architect:A>B, review:A>B, pipeline:A>B, shapes:* "
+        "(default: %(default)s)",
     )
     e.add_argument("--jobs", type=int, default=1, help="tasks run at once (default: 1)")
     e.add_argument("--max-iterations", type=int, default=2, help="fix rounds per task")
