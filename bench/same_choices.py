@@ -69,14 +69,13 @@ def offered(a: Policy, b: Policy, briefs: dict[str, list[WorkerInfo]]) -> list[s
         for x, p, c in b.rank(brief, pool):
             if x.shape in new:
                 seen.setdefault(x, []).append((p, c))
-    return [
-        f"{named(x)}: chance {min(p for p, _ in v):.3f}-{max(p for p, _ in v):.3f}, "
-        f"${max(c for _, c in v):.4f}, bills {b.bills[x.bill_key].answers:g}"
-        if x.bill_key in b.bills
-        else f"{named(x)}: chance {min(p for p, _ in v):.3f}-{max(p for p, _ in v):.3f}, "
-        f"${max(c for _, c in v):.4f}, never billed"
-        for x, v in seen.items()
-    ]
+    out = []
+    for x, v in seen.items():
+        bill = b.bills.get(x.bill_key)
+        billed = f"billed {bill.answers:g} answers" if bill and bill.answers else "never billed"
+        lo, hi = min(p for p, _ in v), max(p for p, _ in v)
+        out.append(f"{named(x)}: chance {lo:.3f}-{hi:.3f}, ${max(c for _, c in v):.4f}, {billed}")
+    return out
 
 
 def main() -> None:

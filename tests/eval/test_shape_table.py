@@ -10,9 +10,10 @@ import pytest
 from helpers import policy_pool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from same_choices import differences, offered
 from shape_table import Cell, action_of, unfloored, whole
 
-from conductor_lsp.policy import Action
+from conductor_lsp.policy import Action, Example, Policy, fit
 
 POOL = policy_pool("small", "big")
 FLOOR = Action("big", "direct")
@@ -61,3 +62,32 @@ def test_strategy_names_read_as_actions() -> None:
     assert action_of("review:big>small", POOL) == Action("small", "direct", "review", "big")
     assert action_of("static", POOL) == FLOOR
     assert action_of("pipeline", POOL) is None  # the named strategy: the floor beside it
+
+
+def _fitted(chain_green: bool | None) -> Policy:
+    """A policy fitted on small and big alone on ten briefs (small green on half), and,
+    unless ``chain_green`` is None, the pipeline chain's verdicts on the same briefs."""
+    small = Action("small", "direct")
+    ex = []
+    for i in range(10):
+        brief = f"## Task\nFix bug {i}."
+        ex += [Example(brief, POOL, FLOOR, i < 6, 0.01), Example(brief, POOL, small, i < 5, 0.001)]
+        if chain_green is not None:
+            ex.append(Example(brief, POOL, CHAIN, chain_green, 0.03))
+    policy = Policy()
+    fit(policy, ex * 2)
+    return policy
+
+
+def test_two_fits_are_told_apart_only_where_their_sets_differ() -> None:
+    briefs = {f"## Task\nFix bug {i}.": POOL for i in range(3)}
+    before = _fitted(None)
+    assert differences(before, _fitted(False), briefs) == []  # a chain never green: unchosen
+    said = offered(before, _fitted(False), briefs)
+    assert len(said) == 4  # every pair of the two workers
+    assert any(x.startswith("pipeline big>big: chance") and "billed 20 answers" in x for x in said)
+    changed = differences(before, _fitted(True), briefs)
+    assert len(changed) == 2 * len(briefs)  # both modes, every brief
+    # A chain always green is chosen (for a pair never tried too: its shape's rate speaks).
+    for _, _, mine, theirs in changed:
+        assert {a.shape for a in theirs} - {a.shape for a in mine} == {"pipeline"}
