@@ -126,13 +126,13 @@ def read(
 
 def unfloored(
     cells: dict[str, dict[Action, Cell]], behind: Behind, pool: Sequence[WorkerInfo]
-) -> set[Action]:
+) -> None:
     """The pipeline chain's own cells, from the named strategy's rows where the floor's
     call was red (its row less that call, the same run's where it holds one: one
     request, one answer behind ``serial_proxy.py --fresh``); where the floor was green
-    the chain never ran. Returns the actions known so, on some tasks only."""
+    the chain never ran."""
     if not behind or not pool:
-        return set()
+        return
     floor = ends(pool)[0]
     shape = read_shape(pipeline_plan(pool, 3).steps)
     chain = Action(shape.worker, "direct", shape.name, shape.helper)
@@ -143,7 +143,21 @@ def unfloored(
         own = Cell(row.green, row.cost - first.cost, row.calls - first.calls,
                    row.tokens - first.tokens, row.seconds - first.seconds)  # fmt: skip
         cells[t].setdefault(chain, own)
-    return {chain}
+
+
+def behind_floor(cells: dict[str, dict[Action, Cell]], pool: Sequence[WorkerInfo]) -> set[Action]:
+    """The actions recorded only where the floor's call was red: every task without one
+    has the floor's green answer (a round runs them after the floor, if at all)."""
+    if not pool:
+        return set()
+    floor = ends(pool)[0]
+    every = {a for row in cells.values() for a in row}
+    return {
+        a
+        for a in every - {floor}
+        if any(a not in row for row in cells.values())
+        and all(a in row or (floor in row and row[floor].green) for row in cells.values())
+    }
 
 
 def replay(
@@ -288,8 +302,9 @@ def gather(
     results: Sequence[Path], name: Callable[[str], str | None]
 ) -> tuple[dict[str, dict[Action, Cell]], dict[str, str], list[WorkerInfo], set[Action]]:
     """``read`` over several runs of one suite: a later file's cell replaces an earlier
-    one's for the same task and action; the actions known on some tasks only (the
-    pipeline chain behind a red floor, ``unfloored``)."""
+    one's for the same task and action; the actions recorded only behind a red floor
+    (the named ``pipeline`` strategy's chain, ``unfloored``; an action recorded on
+    those tasks alone)."""
     cells: dict[str, dict[Action, Cell]] = {}
     briefs: dict[str, str] = {}
     behind: Behind = {}
@@ -302,14 +317,15 @@ def gather(
         behind.update(piped)
         for t, row in more.items():
             cells.setdefault(t, {}).update(row)
-    return cells, briefs, pool, unfloored(cells, behind, pool)
+    unfloored(cells, behind, pool)
+    return cells, briefs, pool, behind_floor(cells, pool)
 
 
 def whole(
     cells: dict[str, dict[Action, Cell]], briefs: dict[str, str], partial: Set[Action] = frozenset()
 ) -> list[str]:
     """The tasks with a brief and a cell for every action any task has (whole rows), but
-    the ``partial`` ones (known on some tasks only)."""
+    the ``partial`` ones (recorded on some tasks only)."""
     every = {a for row in cells.values() for a in row} - partial
     return sorted(t for t in cells if t in briefs and every <= set(cells[t]))
 

@@ -11,7 +11,7 @@ from helpers import policy_pool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from same_choices import differences, offered
-from shape_table import Cell, action_of, unfloored, whole
+from shape_table import Cell, action_of, behind_floor, unfloored, whole
 
 from conductor_lsp.policy import Action, Example, Policy, fit
 
@@ -31,7 +31,7 @@ def test_the_chain_is_the_named_rows_less_the_floors_call_where_that_was_red() -
         "red": (Cell(True, 0.04, 4, 700, 20.0), None),
         "green": (Cell(True, 0.01, 1, 100, 5.0), None),  # the chain never ran
     }
-    assert unfloored(cells, behind, POOL) == {CHAIN}
+    unfloored(cells, behind, POOL)
     assert cells["red"][CHAIN] == Cell(True, pytest.approx(0.03), 3, 600, 15.0)  # type: ignore[arg-type]
     assert CHAIN not in cells["green"]
 
@@ -44,7 +44,7 @@ def test_the_same_runs_floor_is_taken_before_another_runs() -> None:
     assert cells["t"][CHAIN] == Cell(False, pytest.approx(0.04), 3, 800, 25.0)  # type: ignore[arg-type]
 
 
-def test_a_chain_known_on_some_tasks_only_leaves_the_others_whole() -> None:
+def test_an_action_recorded_only_behind_a_red_floor_leaves_the_other_tasks_whole() -> None:
     small = Action("small", "direct")
     cells = {
         "a": {FLOOR: Cell(False, 0.01, 1, 1, 1.0), small: Cell(False, 0.001, 1, 1, 1.0)},
@@ -54,7 +54,12 @@ def test_a_chain_known_on_some_tasks_only_leaves_the_others_whole() -> None:
     cells["a"][CHAIN] = Cell(True, 0.03, 3, 1, 1.0)
     briefs = {t: t for t in cells}
     assert whole(cells, briefs) == ["a"]
+    partial = behind_floor(cells, POOL)
+    assert partial == {CHAIN, small}  # each is missing only where the floor was green
+    assert whole(cells, briefs, partial) == ["a", "b", "c"]
     assert whole(cells, briefs, {CHAIN}) == ["a", "b"]  # c lacks small's answer
+    cells["b"][FLOOR] = Cell(False, 0.01, 1, 1, 1.0)
+    assert behind_floor(cells, POOL) == {small}  # the chain is missing where b's floor was red
 
 
 def test_strategy_names_read_as_actions() -> None:
