@@ -167,15 +167,13 @@ def _add_fix(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _add_eval(sub: Subparsers, parents: list[argparse.ArgumentParser]) -> None:
-    e = sub.add_parser(
-        "eval", help="run a task suite with strategies side by side", parents=parents
-    )
+    e = sub.add_parser("eval", help="run a task suite's strategies side by side", parents=parents)
     e.add_argument("suite", type=Path, help="a folder of tasks (each with a task.toml)")
     e.add_argument(
         "--strategy",
         default="conductor,static,single:*",
         help="comma-separated: conductor, static, search(:*), cascade, pipeline, static+repair, "
-        "single:NAME(@cause), single:*, architect:A>B, review:A>B, pipeline:A>B, shapes:* "
+        "single:NAME(@cause), single:*, SHAPE:A>B (architect, review, pipeline), shapes:* "
         "(default: %(default)s)",
     )
     e.add_argument("--jobs", type=int, default=1, help="tasks run at once (default: 1)")
