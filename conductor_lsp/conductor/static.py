@@ -87,10 +87,10 @@ def static_plan(
             steps = pipeline_steps(helper, coder.name)
         else:
             steps = architect_steps(helper, coder.name, later=later)
+        if len(steps) > max_steps:  # a shape cut short is another plan: say so instead
+            raise PlanError(f"shape {shape} has {len(steps)} steps; max_steps is {max_steps}")
         source = f"{shape}:{helper}>{coder.name}"
-        return Plan(
-            steps=last_steps(steps, max_steps), source=source, notes=(note,) if note else ()
-        )
+        return Plan(steps=steps, source=source, notes=(note,) if note else ())
     name = f"single:{pinned}" if pinned else "static"
     name += "@cause" if step.subtask == CAUSE else ""
     source = f"{name} (fallback: {note})" if note else name

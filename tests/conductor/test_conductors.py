@@ -85,6 +85,8 @@ def test_pipeline_uses_cheap_analyst_and_strong_coder() -> None:
         ("cheap", "debugging"),
     ]
     assert named.source == "pipeline:strong>cheap"
+    with pytest.raises(PlanError, match="shape pipeline has 3 steps; max_steps is 2"):
+        asyncio.run(StaticConductor(shaped).plan(TASK, INFOS, 2))
 
 
 async def test_invalid_conductor_output_falls_back_with_reason() -> None:
