@@ -39,13 +39,14 @@ from typing import Any
 from _common import folds, table
 from hindsight import LEAST, MOST, ends, hindsight, named
 
-from conductor_lsp.conductor.shapes import architect_steps, pipeline_steps, read_shape
+from conductor_lsp.conductor.shapes import read_shape
 from conductor_lsp.conductor.static import DIRECT, pipeline_plan
 from conductor_lsp.episodes.log import read_episodes
 from conductor_lsp.eval import SuiteTask, load_suite
 from conductor_lsp.eval.run import read_results
 from conductor_lsp.plan import Lane, Step
 from conductor_lsp.policy import Action, Example, Option, Policy, eval_episodes, fit, waves
+from conductor_lsp.policy.plans import chain
 from conductor_lsp.protocols import WorkerInfo
 
 #: A brief names its failing test file: the task it is (QuixBugs: test_NAME.py -> quix_NAME).
@@ -198,8 +199,7 @@ def _option(
     brief: str,
     pool: Sequence[WorkerInfo],
 ) -> Option:
-    steps = (architect_steps(a.helper, a.worker) if a.shape == "architect"
-             else pipeline_steps(a.helper, a.worker) if a.shape == "pipeline" else ())  # fmt: skip
+    steps = chain(p, a).steps if a.shape in ("architect", "pipeline") else ()
     call = Step(a.helper if a.shape == "review" else a.worker, p.wordings.get(a.wording, DIRECT))
     o = Option(lane, steps[-1] if steps else call, row[a].cost, p.figures(brief, a, pool, 1000)[0],
                steps[:-1])  # fmt: skip
