@@ -27,7 +27,7 @@ from ..workers.ratios import estimate
 from .budget import Meter
 from .events import EventSink, PlanDone, PlanReady, StepFinished, StepStarted, ignore
 from .pulse import step_ticks
-from .requests import build_request, repeats
+from .requests import build_request, repeats, shown_answer
 from .results import RunOutcome, RunResult, StepResult
 from .trace import Trace
 
@@ -249,7 +249,8 @@ class Engine:
         def tokens(t: Task, seen: Mapping[int, str]) -> int | None:
             return count(request(t, seen)) if count is not None else None
 
-        steps = {j: results[j].text for j in plan.steps[i].dependencies(i)}
+        earlier = plan.steps[i].dependencies(i)
+        steps = {j: shown_answer(task, results[j].text) for j in earlier}
         room = worker.context - worker.max_tokens - WINDOW_SPARE
         fitted = fit_window(task, steps, size, room, tokens)
         shown = cap_files(fitted.task, origin=task)  # what a big window left whole

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
+from ..context.echoes import without_copies
 from ..edits.format import WHOLE_FILE_LINES, edit_instructions
 from ..plan import Plan, Step
 from ..protocols import Part, WorkerRequest
@@ -50,6 +51,12 @@ def example_path(task: Task) -> str:
     return min(editable, key=rank).path if editable else ""
 
 
+def shown_answer(task: Task, text: str) -> str:
+    """An earlier step's answer as a later step sees it: read-only files' code it copied
+    left out (``context.echoes``)."""
+    return without_copies(text, task.files)
+
+
 def repeats(plan: Plan, asked: Sequence[Step] = ()) -> frozenset[int]:
     """Steps that ask exactly what an earlier step asks (worker, subtask, what it sees,
     role), in this plan or among ``asked``: the round's earlier calls (independent ones)."""
@@ -79,7 +86,7 @@ def build_request(
     if task.repo_map and (step.role == "analysis" or task.map_every_step):
         parts.append(Part(f"## Repository map\n{task.repo_map}", stable=True))
     for j in step.dependencies(index):
-        text = seen[j] if seen is not None and j in seen else results[j].text
+        text = seen[j] if seen is not None and j in seen else shown_answer(task, results[j].text)
         prev = plan.steps[j]
         parts.append(
             Part(f"## Step {j} ({prev.role}, by {prev.worker}): {prev.subtask}\n\n{text.strip()}")
