@@ -19,10 +19,13 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 
+from ..edits.blocks import statement_span
 from ..task import FileContext
 
-#: A fenced code block: its fence line (language and all) and its body.
-_FENCE = re.compile(r"^(?P<open>[ \t]*```[^\n`]*\n)(?P<body>.*?)^[ \t]*```[ \t]*$", re.M | re.S)
+#: A fenced code block: its fence line (language and all), its body and its closing fence.
+_FENCE = re.compile(
+    r"^(?P<open>[ \t]*```[^\n`]*\n)(?P<body>.*?)(?P<close>^[ \t]*```[ \t]*$)", re.M | re.S
+)
 #: A top-level definition of a file, read without parsing it (a file shown in part has
 #: gaps that do not parse).
 _TOP_DEF = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
@@ -47,7 +50,7 @@ def without_copies(text: str, files: Sequence[FileContext]) -> str:
             if kept is None:
                 return _left_out(f.path, "definitions")
             if kept != body:
-                return m.group("open") + kept + m.group(0)[m.end("body") - m.start() :]
+                return m.group("open") + kept + m.group("close")
             if _copies_lines(body, f, editable):
                 return _left_out(f.path, "lines")
         return m.group(0)
@@ -76,9 +79,8 @@ def _without_definitions(body: str, f: FileContext) -> str | None:
         return None
     lines = body.splitlines(keepends=True)
     for node in sorted(dropped, key=lambda n: -n.lineno):  # bottom up
-        decorators = [d.lineno for d in node.decorator_list]
-        first = min([node.lineno, *decorators]) - 1
-        lines[first : node.end_lineno or node.lineno] = []
+        first, last = statement_span(node)
+        lines[first:last] = []
     said = ", ".join(n.name for n in dropped)
     note = f"# (left out: {said}, the read-only {f.path}'s; not to be changed)\n"
     return note + "".join(lines).strip("\n") + "\n"

@@ -168,7 +168,7 @@ def _python_block(path: str, original: str, block: str, named: bool) -> tuple[st
     )
 
 
-def _span(node: ast.stmt) -> tuple[int, int]:
+def statement_span(node: ast.stmt) -> tuple[int, int]:
     """0-based [first, last) lines of a top-level statement, decorators included."""
     decorators = getattr(node, "decorator_list", [])
     first = min([node.lineno, *(d.lineno for d in decorators)]) - 1
@@ -187,7 +187,7 @@ def _splice_definitions(
     new_lines = block.splitlines(keepends=True)
     parts = _Parts()
     for node in new_tree.body:
-        a, b = _span(node)
+        a, b = statement_span(node)
         text = "".join(new_lines[a:b])
         text = text if text.endswith("\n") else text + "\n"
         if isinstance(node, _DEFS) and node.name in old_defs:
@@ -238,7 +238,7 @@ def _spliced(
 ) -> str:
     lines = original.splitlines(keepends=True)
     if not parts.replaced:  # only new definitions: at the end, above a __main__ demo
-        at = next((_span(n)[0] for n in old_tree.body if _is_demo(n)), len(lines))
+        at = next((statement_span(n)[0] for n in old_tree.body if _is_demo(n)), len(lines))
         added = "\n\n".join(parts.after[""])
         if at < len(lines):
             lines[at:at] = [added + "\n\n"]
@@ -247,7 +247,7 @@ def _spliced(
             lines.append("\n\n" + added)
     first = next(iter(parts.replaced), "")
     for name in sorted(parts.replaced, key=lambda n: -old_defs[n].lineno):  # bottom up
-        a, b = _span(old_defs[name])
+        a, b = statement_span(old_defs[name])
         before = parts.after.get("", []) if name == first else []
         texts = [*before, parts.replaced[name], *parts.after.get(name, [])]
         lines[a:b] = ["\n\n".join(texts)]
@@ -301,9 +301,9 @@ def _check_new_names(
 
 def _import_line(tree: ast.Module) -> int:
     """Where a new import goes: after the last import, else after the module docstring."""
-    spans = [_span(n)[1] for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    spans = [statement_span(n)[1] for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
     if spans:
         return max(spans)
     first = tree.body[0] if tree.body else None
     is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-    return _span(first)[1] if first is not None and is_doc else 0
+    return statement_span(first)[1] if first is not None and is_doc else 0

@@ -60,7 +60,8 @@ def test_a_block_of_the_test_files_lines_is_left_out() -> None:
         fenced("def add(a, b):\n    return a + b\n"),  # the file under repair's code
         fenced("def add(a, b:\n    return a + b\n"),  # does not parse, copies nothing
         "No code at all: add subtracts where it should add.",
-        fenced("def check(candidate):\n    pass\n", "text") + " in words",  # not Python
+        # a fence not closed on a line of its own holds no block
+        fenced("def check(candidate):\n    pass\n", "text") + " in words",
     ],
 )
 def test_answers_that_copy_no_read_only_file_are_shown_as_they_are(answer: str) -> None:
